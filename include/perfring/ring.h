@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Rings in the kernel's perf_event_mmap_page layout: create, attach, write
+ * (single producer, lock-free, async-signal-safe, nestable) and read (never
+ * trusting the ring).
+ */
+#ifndef PERFRING_RING_H
+#define PERFRING_RING_H
+
+#ifndef PERFRING_INSIDE_PERFRING_H
+#error "include <perfring/perfring.h>, not <perfring/ring.h>"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The control page, byte-compatible with the kernel's struct
+ * perf_event_mmap_page (sizeof 1088; data_head at byte 1024).  The data area
+ * follows at data_offset.  Do not access data_head / data_tail directly: the
+ * library does it with the right memory orders.
+ */
+struct perfring_mmap_page {
+	uint32_t version;
+	uint32_t compat_version;
+	uint32_t lock;
+	uint32_t index;
+	int64_t offset;
+	uint64_t time_enabled;
+	uint64_t time_running;
+	uint64_t capabilities;
+	uint16_t pmc_width;
+	uint16_t time_shift;
+	uint32_t time_mult;
+	uint64_t time_offset;
+	uint64_t time_zero;
+	uint32_t size;
+	uint32_t reserved_1;
+	uint64_t time_cycles;
+	uint64_t time_mask;
+	uint8_t reserved[928];
+	uint64_t data_head;
+	uint64_t data_tail;
+	uint64_t data_offset;
+	uint64_t data_size;
+	uint64_t aux_head;
+	uint64_t aux_tail;
+	uint64_t aux_offset;
+	uint64_t aux_size;
+};
+
+struct perfring_ring;
+struct perfring_reader;
+
+/* One event of a ring: its attr and the ids its records carry. */
+struct perfring_event_desc {
+	const struct perfring_attr *attr;
+	const uint64_t *ids;
+	uint32_t nr_ids;
+	const char *name;		/* event name, may be NULL (max 63 bytes) */
+};
+
+enum perfring_ring_backing {
+	PERFRING_RING_ANON = 0,		/* private to this process */
+	PERFRING_RING_MEMFD = 1,	/* shareable by fd (perfring_ring_fd) */
+	PERFRING_RING_FILE = 2,		/* a file at opts.path; survives crashes */
+};
+
+/* opts.flags */
+#define PERFRING_RING_OVERWRITE	0x1u	/* flight recorder: write backward, keep newest */
+#define PERFRING_RING_CLOCKID	0x2u	/* opts.clockid is set (else CLOCK_MONOTONIC) */
+#define PERFRING_RING_TRUNCATE	0x4u	/* FILE: replace an existing file */
+
+struct perfring_ring_opts {
+	size_t sz;			/* sizeof(struct perfring_ring_opts) */
+	enum perfring_ring_backing backing;
+	const char *path;		/* FILE: path of the ring file */
+	uint64_t data_size;		/* bytes: 2^n pages; 0 = 64 pages */
+	uint32_t flags;			/* PERFRING_RING_* */
+	int32_t clockid;		/* with PERFRING_RING_CLOCKID */
+	const struct perfring_event_desc *events;
+	uint32_t nr_events;		/* at least 1 to write LOST records */
+};
+
+/* Declare and fill an options struct: PERFRING_RING_OPTS(o, .data_size = 1 << 20); */
+#define PERFRING_RING_OPTS(name, ...)						\
+	struct perfring_ring_opts name = {					\
+		.sz = sizeof(struct perfring_ring_opts), __VA_ARGS__		\
+	}
+
+/*
+ * Create a ring.  A memfd or file ring starts with a self-describing,
+ * versioned descriptor (magic, format version, page size, data size, clock
+ * id, the events' attrs, ids and names), then the control page, then the data
+ * area; anonymous rings have no descriptor.  The ring is open for reading and
+ * writing.
+ * Returns 0, -EINVAL (bad options: data_size not 2^n pages, no events with
+ * attrs of bad size, sz too small or unknown non-zero fields), -EEXIST (file
+ * exists without TRUNCATE), or the errno of a failed syscall.
+ */
+PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *opts,
+				      struct perfring_ring **out);
+
+/* perfring_ring_open mode bits */
+#define PERFRING_RING_READ	0x1u
+#define PERFRING_RING_WRITE	0x2u
+
+/*
+ * Attach to an existing memfd or file ring, from any process, as reader,
+ * writer or both.  The descriptor is validated first: an unknown magic or
+ * format version, or any inconsistency (sizes, offsets, attr sizes, file too
+ * short) gives -EBADMSG / -EPROTO with diag filled.  Only one writer may use
+ * a ring at a time.  open_fd duplicates fd; the caller keeps its own.
+ */
+PERFRING_API int perfring_ring_open(const char *path, unsigned mode,
+				    struct perfring_diag *diag,
+				    struct perfring_ring **out);
+PERFRING_API int perfring_ring_open_fd(int fd, unsigned mode,
+				       struct perfring_diag *diag,
+				       struct perfring_ring **out);
+
+/*
+ * Wrap a ring that is already mapped, such as a kernel perf_event ring
+ * (base = the mmap of 1 + 2^n pages, len its length).  events describes
+ * what writes into it (may be NULL).  flags: PERFRING_RING_OVERWRITE for a
+ * write_backward ring.  The mapping stays owned by the caller.
+ */
+PERFRING_API int perfring_ring_wrap(void *base, size_t len, uint32_t flags,
+				    const struct perfring_event_desc *events,
+				    uint32_t nr_events, struct perfring_diag *diag,
+				    struct perfring_ring **out);
+
+/* Unmap and close.  Accepts NULL. */
+PERFRING_API void perfring_ring_close(struct perfring_ring *r);
+
+/* Accessors. */
+PERFRING_API int perfring_ring_fd(const struct perfring_ring *r);	/* -1 if none */
+PERFRING_API uint64_t perfring_ring_data_size(const struct perfring_ring *r);
+PERFRING_API uint32_t perfring_ring_page_size(const struct perfring_ring *r);
+PERFRING_API int32_t perfring_ring_clockid(const struct perfring_ring *r);
+PERFRING_API uint32_t perfring_ring_flags(const struct perfring_ring *r);
+PERFRING_API uint32_t perfring_ring_nr_events(const struct perfring_ring *r);
+/* Borrow event idx (pointers stay valid until close).  0 or -ENOENT. */
+PERFRING_API int perfring_ring_event(const struct perfring_ring *r, uint32_t idx,
+				     struct perfring_event_desc *out);
+/* The attr whose ids contain id, or event 0's when id is unknown/0. */
+PERFRING_API const struct perfring_attr *
+perfring_ring_attr_for_id(const struct perfring_ring *r, uint64_t id);
+PERFRING_API struct perfring_mmap_page *perfring_ring_header(const struct perfring_ring *r);
+/* Byte offset in the ring file (or fd) of the data area; 0 for anon/wrapped. */
+PERFRING_API uint64_t perfring_ring_data_file_offset(const struct perfring_ring *r);
+
+/* ---- writing ---------------------------------------------------------------
+ * One producer: one thread plus the signal handlers that interrupt it.  A
+ * handler may write while the interrupted code is between reserve and commit
+ * (it nests like the kernel's writers: its record lands after the outer one
+ * and data_head is published only by the outermost commit).  Commits must
+ * come in reverse order of reserves, as nesting makes them.
+ * reserve/copy/commit/abort/write take no lock, allocate nothing, make no
+ * syscall and do not touch errno: they are async-signal-safe.
+ */
+struct perfring_wr {
+	uint64_t pos;		/* ring position of the caller's record */
+	uint32_t size;		/* its size */
+	uint32_t lost_size;	/* a LOST record written just before it */
+};
+
+/*
+ * Reserve size bytes (a multiple of 8, 8..65528) for one record.
+ * Returns 0; -EINVAL (size not 8-aligned or < 8), -EMSGSIZE (larger than
+ * 65528 or than the ring can ever hold), -ENOSPC (ring full: the record is
+ * dropped and counted, and a PERF_RECORD_LOST precedes the next record that
+ * fits), -EPERM (ring not open for writing).
+ */
+PERFRING_API int perfring_ring_reserve(struct perfring_ring *r, size_t size,
+				       struct perfring_wr *w);
+/* Copy len bytes at offset off of the reserved record, wrapping as needed. */
+PERFRING_API void perfring_ring_copy(struct perfring_ring *r,
+				     const struct perfring_wr *w, size_t off,
+				     const void *src, size_t len);
+/* Pointer to the whole reserved record if it does not wrap, else NULL. */
+PERFRING_API void *perfring_ring_contig(struct perfring_ring *r,
+					const struct perfring_wr *w);
+/* Finish the record; the outermost commit publishes data_head (release). */
+PERFRING_API void perfring_ring_commit(struct perfring_ring *r,
+				       const struct perfring_wr *w);
+/* Give the reservation up: rolled back if nothing follows it, else padded. */
+PERFRING_API void perfring_ring_abort(struct perfring_ring *r,
+				      const struct perfring_wr *w);
+/* reserve + copy + commit of a complete record (size from its header). */
+PERFRING_API int perfring_ring_write(struct perfring_ring *r, const void *rec);
+
+/*
+ * Trailer written with LOST records (TIME is filled with the ring's clock at
+ * the time of writing).  Producer thread only, not from a handler.
+ */
+PERFRING_API void perfring_ring_set_lost_sample_id(struct perfring_ring *r,
+						   const struct perfring_sample_id *sid);
+
+struct perfring_ring_stats {
+	uint64_t head;		/* producer's reservation head */
+	uint64_t published;	/* data_head */
+	uint64_t tail;		/* data_tail */
+	uint64_t dropped;	/* records dropped because the ring was full */
+	uint64_t lost_pending;	/* of those, not yet reported by a LOST record */
+	uint64_t aborted;	/* reservations aborted */
+};
+PERFRING_API void perfring_ring_stats(const struct perfring_ring *r,
+				      struct perfring_ring_stats *st);
+
+/* ---- reading ---------------------------------------------------------------
+ * One reader per ring at a time.  A reader never trusts the ring: every size,
+ * the published head and the tail are checked before bytes are touched.
+ */
+struct perfring_record {
+	const struct perfring_event_header *hdr;	/* whole record, contiguous */
+	uint64_t pos;		/* ring position (free-running byte counter) */
+	uint64_t offset;	/* byte offset in the ring file, or data area */
+};
+
+/* Create a reader (allocates a 64 KiB bounce buffer for wrapped records). */
+PERFRING_API int perfring_reader_new(struct perfring_ring *r,
+				     struct perfring_reader **out);
+PERFRING_API void perfring_reader_free(struct perfring_reader *rd);
+
+/*
+ * Next record.  Returns 1 and fills rec; 0 when nothing more is available
+ * now; -EBADMSG when the ring is corrupt (head behind tail or more than
+ * data_size ahead, a size below 8, unaligned, or past the published head):
+ * perfring_reader_diag says what and where, and every later call returns the
+ * same error.  rec->hdr stays valid until the next call.  Pad records
+ * (aborted reservations) are skipped.  Overwrite rings are read from the
+ * oldest record still intact to the newest.
+ */
+PERFRING_API int perfring_reader_next(struct perfring_reader *rd,
+				      struct perfring_record *rec);
+/* Release the space of every record returned so far (store-release tail). */
+PERFRING_API void perfring_reader_consume(struct perfring_reader *rd);
+PERFRING_API const struct perfring_diag *perfring_reader_diag(const struct perfring_reader *rd);
+
+struct perfring_reader_stats {
+	uint64_t records;	/* returned by next */
+	uint64_t bytes;
+	uint64_t lost;		/* sum of the counts in LOST records seen */
+	uint64_t lost_records;	/* number of LOST records seen */
+	uint64_t pads;		/* aborted reservations skipped */
+};
+PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
+					struct perfring_reader_stats *st);
+
+/*
+ * Validate what is available without consuming it: calls fn for every
+ * problem found (framing errors stop the walk; per-record problems such as a
+ * type's minimum size or a trailer shorter than the attr implies do not).
+ * Returns the number of problems.
+ */
+typedef void (*perfring_problem_fn)(const struct perfring_diag *d, void *user);
+PERFRING_API int perfring_reader_check(struct perfring_reader *rd,
+				       perfring_problem_fn fn, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_RING_H */

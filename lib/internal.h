@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Private declarations shared by lib/ files.  Never installed. */
+#ifndef PERFRING_INTERNAL_H
+#define PERFRING_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <perfring/perfring.h>
+
+#define PR_HIDDEN __attribute__((visibility("hidden")))
+#define PR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define PR_ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+#define PR_UNUSED __attribute__((unused))
+
+/* Fill d (if non-NULL): error, file, offset (has_offset if off != UINT64_MAX). */
+PR_HIDDEN void pr_diag_set(struct perfring_diag *d, int error, const char *file,
+			   uint64_t off, const char *fmt, ...) PR_PRINTF(5, 6);
+PR_HIDDEN void pr_diag_vset(struct perfring_diag *d, int error, const char *file,
+			    uint64_t off, const char *fmt, va_list ap);
+#define PR_NO_OFFSET UINT64_MAX
+
+/* Log through the process-wide callback. */
+PR_HIDDEN void pr_log(enum perfring_log_level lvl, const char *fmt, ...) PR_PRINTF(2, 3);
+
+/* Unaligned native-endian loads and stores. */
+static inline uint64_t pr_get64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+static inline uint32_t pr_get32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+static inline uint16_t pr_get16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+static inline void pr_put64(void *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline void pr_put32(void *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void pr_put16(void *p, uint16_t v) { memcpy(p, &v, 2); }
+
+#endif

@@ -1,0 +1,14 @@
+lib_LTLIBRARIES += lib/libperfring.la
+lib_libperfring_la_SOURCES = \
+	lib/barrier.h \
+	lib/internal.h \
+	lib/common.c \
+	lib/record.c \
+	lib/ring.c
+lib_libperfring_la_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRING_PLUGINSDIR='"$(plugindir)"'
+lib_libperfring_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+lib_libperfring_la_LIBADD = $(GLIB_LIBS)
+lib_libperfring_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(PERFRING_LT_VERSION) \
+	-no-undefined -Wl,--version-script=$(srcdir)/lib/libperfring.sym
+EXTRA_lib_libperfring_la_DEPENDENCIES = lib/libperfring.sym
+EXTRA_DIST += lib/libperfring.sym
