@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install what a fresh Debian 12 machine lacks to build and test libperfring.
+# Runs apt-get only when a package is missing; needs root (or sudo) then.
+set -e
+pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
+      libglib2.0-dev check libzstd-dev linux-perf clang valgrind binutils"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup-debian: installing:$missing"
+	SUDO=
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	$SUDO apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing
+else
+	echo "setup-debian: all packages present"
+fi
