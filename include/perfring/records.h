@@ -78,7 +78,8 @@ enum perfring_record_type {
 /*
  * The name `perf report -D` prints for a record type ("MMAP", "SAMPLE",
  * "ATTR", "FINISHED_ROUND", "FEATURE", ...), or NULL if the type is not one
- * that perf names.
+ * that perf 6.1 names (PERFRING_RECORD_PAD included: perf's index 0,
+ * "TOTAL", is only a statistics row).
  */
 PERFRING_API const char *perfring_record_type_name(uint32_t type);
 /* Inverse of perfring_record_type_name; returns -ENOENT for unknown names. */
@@ -354,9 +355,13 @@ struct perfring_sample {
  * Decode a whole SAMPLE record (header included) of rec_size bytes laid out
  * by attr (sample_type, read_format, sample_regs_user/intr,
  * branch_sample_type).  Every count is bounds-checked against rec_size.
- * Returns 0; -EBADMSG if a field runs past the record or bytes are left over
- * (diag, if not NULL, says which field and at which offset within the
- * record); -EINVAL if rec is not a SAMPLE.
+ * Returns 0; -EBADMSG if a field runs past the record, bytes are left over,
+ * or the header size is not rec_size (diag, if not NULL, says which field
+ * and its offset within the record, in diag->offset); -EINVAL if rec is not
+ * a SAMPLE or attr cannot describe a layout (sample_type bits at or above
+ * PERFRING_SAMPLE_MAX, both WEIGHT bits, unknown read_format bits with READ).
+ * RAW sizes whose 4 + raw_size is not a multiple of 8 are accepted (perf
+ * accepts them); the encoder refuses them.
  */
 PERFRING_API int perfring_sample_decode(const struct perfring_attr *attr,
 					const void *rec, size_t rec_size,
@@ -381,12 +386,18 @@ struct perfring_lost {
 	uint64_t lost;
 };
 
-/* Encode PERF_RECORD_LOST (+ trailer when attr has sample_id_all). */
+/*
+ * Encode PERF_RECORD_LOST (+ trailer when attr has sample_id_all; sid NULL
+ * writes zeros), misc 0.  Returns the size, -ENOSPC or -EINVAL (l NULL).
+ */
 PERFRING_API int perfring_lost_encode(const struct perfring_attr *attr,
 				      const struct perfring_lost *l,
 				      const struct perfring_sample_id *sid,
 				      void *buf, size_t len);
-/* Decode PERF_RECORD_LOST; sid may be NULL.  Returns 0 or -EBADMSG. */
+/*
+ * Decode PERF_RECORD_LOST; l and sid may be NULL.  Returns 0, -EBADMSG (too
+ * short for body + trailer, or header size != rec_size) or -EINVAL (not LOST).
+ */
 PERFRING_API int perfring_lost_decode(const struct perfring_attr *attr,
 				      const void *rec, size_t rec_size,
 				      struct perfring_lost *l,
@@ -399,7 +410,8 @@ PERFRING_API size_t perfring_record_trailer_size(const struct perfring_attr *att
 
 /*
  * Minimum size of a well-formed record of this type (header and fixed body,
- * without trailer), or 8 for types without a known fixed body.
+ * without trailer; strings and arrays count as empty, so e.g. MMAP2 is 72),
+ * or 8 for types without a known fixed body.
  */
 PERFRING_API size_t perfring_record_min_size(uint32_t type);
 
