@@ -77,6 +77,21 @@ static inline uint64_t pr_fetch_add(uint64_t *p, uint64_t v)
 }
 
 /*
+ * Fences for the seqlock-like pattern of overwrite rings: the producer
+ * orders its claim of space before the bytes it writes there (release), the
+ * reader orders its copy of the bytes before re-reading the claim (acquire).
+ */
+static inline void pr_fence_release(void)
+{
+	atomic_thread_fence(memory_order_release);
+}
+
+static inline void pr_fence_acquire(void)
+{
+	atomic_thread_fence(memory_order_acquire);
+}
+
+/*
  * Compiler-only barrier: orders this thread's accesses against a signal
  * handler that interrupts it (same-thread nesting needs no CPU fence).
  */

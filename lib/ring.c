@@ -1,2 +1,1692 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Rings in the kernel's perf_event_mmap_page layout.
+ *
+ * ---- Layout ------------------------------------------------------------
+ *
+ *   [descriptor: whole pages]  memfd and file rings only (struct pr_desc)
+ *   [control page]             struct perfring_mmap_page (kernel layout)
+ *   [data area: 2^n pages]     records, free-running positions masked
+ *
+ * An anonymous ring has one private page in front instead of the descriptor,
+ * holding only the producer state (struct pr_wstate).  A wrapped ring keeps
+ * the producer state in the ring object.
+ *
+ * ---- Who writes what ---------------------------------------------------
+ *
+ *   data_head     producer only (outermost commit), release store
+ *   data_tail     consumer only (perfring_reader_consume), release store
+ *   ws->head      producer only: the reservation head, always >= data_head
+ *                 (<= in overwrite mode, where positions decrease)
+ *   ws->nest      producer only: nesting depth of open reservations
+ *   ws->lost      producer only: records dropped, not yet reported by LOST
+ *   ws->dropped, ws->aborted   producer only, totals (read by stats)
+ *
+ * The producer is one thread plus the signal handlers that interrupt it.
+ * A handler runs to completion before the interrupted code resumes, so
+ * producer-private words only need to be single-copy atomic (relaxed
+ * atomics) with compiler ordering (pr_signal_fence) at the points where the
+ * interrupted code must not be reordered around an interruption.
+ *
+ * ---- Barriers (the kernel's A/B/C/D, kernel/events/ring_buffer.c) ------
+ *
+ *   (A) reserve: acquire load of data_tail.  Pairs with (D): the consumer's
+ *       release store of data_tail happens after it finished reading the
+ *       bytes, so our writes into that space cannot be seen by it early.
+ *   (B) commit: release store of data_head.  Pairs with (C): every byte of
+ *       the records below the new head is visible before the head.
+ *   (C) reader: acquire load of data_head, then read the records.
+ *   (D) reader: release store of data_tail after reading the records.
+ *
+ * ---- Invariants ----------------------------------------------------------
+ *
+ *  - data_size is a power of two (2^n pages); positions are free-running
+ *    u64 byte counters, masked only to index the data area.
+ *  - normal mode: 0 <= head - tail <= data_size - 8: a writable ring never
+ *    holds more than data_size - 8 bytes of records (the kernel's CIRC_SPACE
+ *    keeps one byte free; with 8-byte records that is 8 bytes).
+ *  - every record is 8-byte aligned with 8 <= size <= 65528, so a record
+ *    header never straddles the end of the data area (bodies may).
+ *  - data_head never decreases (increases: normal; decreases: overwrite) and
+ *    never covers a byte that is not committed: only the outermost commit
+ *    publishes, after all nested reservations inside it have finished.
+ *
+ * ---- Nesting (perf-abi 1.4 / 1.9, kernel's 2019 put_handle fix) ---------
+ *
+ *  reserve:  nest++; signal fence; then read ws->head and claim space with a
+ *            CAS loop.  A handler that interrupts between our read and our
+ *            CAS claims its space first and makes the CAS fail, so we retry
+ *            above it; a handler that interrupts after our CAS lands after
+ *            our record.  Every writer gets a disjoint range.
+ *  commit:   if nest > 1: nest--, done.  Else: h = ws->head; release-store
+ *            data_head = h; fence; nest = 0; fence; if ws->head != h (a
+ *            handler reserved and committed after our read) nest = 1 and
+ *            repeat.  Publishing before dropping nest means a handler that
+ *            interrupts before nest = 0 cannot publish, and one that
+ *            interrupts after it publishes a larger head that we then
+ *            re-read, so data_head never goes backwards.
+ *  abort:    CAS ws->head from the record's end back to its start (nothing
+ *            was reserved after it); else the space becomes a header-only
+ *            pad record (type PERFRING_RECORD_PAD) that readers skip.  In
+ *            overwrite mode the bytes of the reservation may already have
+ *            clobbered the oldest records, so abort always pads there.
+ *
+ * ---- Overwrite mode (write_backward) -------------------------------------
+ *
+ *  The head decreases by the record size and the record is written at the
+ *  new, lower head; data_head is that raw decreasing u64.  No tail check, no
+ *  LOST.  The newest records are read from data_head upward.  The region
+ *  [ws->head, data_head) is in flight (reserved, not committed) and it
+ *  aliases the oldest data_size bytes above data_head, so a reader stops at
+ *  ws->head + data_size.  A reader that runs while the producer is live
+ *  copies the window out, re-reads ws->head and keeps only what was not
+ *  overwritten meanwhile.
+ *
+ * ---- Crashes --------------------------------------------------------------
+ *
+ *  The producer state of memfd/file rings lives in the descriptor page, so
+ *  after a producer dies the reservation head says which bytes were in
+ *  flight.  Readers only ever read up to data_head (normal mode), which
+ *  covers committed records only.  A new writer that attaches discards the
+ *  in-flight region (normal mode) or pads it (overwrite mode).
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "barrier.h"
 #include "internal.h"
+
+_Static_assert(offsetof(struct perfring_mmap_page, data_head) == 1024, "data_head");
+_Static_assert(offsetof(struct perfring_mmap_page, data_tail) == 1032, "data_tail");
+_Static_assert(offsetof(struct perfring_mmap_page, data_offset) == 1040, "data_offset");
+_Static_assert(offsetof(struct perfring_mmap_page, data_size) == 1048, "data_size");
+_Static_assert(offsetof(struct perfring_mmap_page, size) == 72, "size");
+_Static_assert(sizeof(struct perfring_mmap_page) == 1088, "mmap page");
+_Static_assert(sizeof(struct perfring_attr) == 136, "attr VER8");
+_Static_assert(sizeof(struct perfring_event_header) == 8, "header");
+
+/*
+ * ---- On-disk descriptor (format 1) ----------------------------------------
+ *
+ * All integers in the producer's byte order (byte_order says which).  The
+ * descriptor occupies desc_size bytes (whole pages) at the start of the file;
+ * the control page follows at header_offset == desc_size, the data area at
+ * data_offset == header_offset + page_size.
+ *
+ *   off  size
+ *     0     8  magic "PRFRING\0"
+ *     8     4  format (1)
+ *    12     4  byte_order (0x01020304 written natively)
+ *    16     4  page_size (power of two >= 4096)
+ *    20     4  flags (PERFRING_RING_OVERWRITE)
+ *    24     8  desc_size
+ *    32     8  header_offset
+ *    40     8  data_offset
+ *    48     8  data_size (2^n pages)
+ *    56     8  file_size (data_offset + data_size)
+ *    64     4  clockid
+ *    68     4  nr_events
+ *    72     8  events_offset (>= 256, 8-aligned)
+ *    80     8  events_size
+ *    88    40  reserved (0)
+ *   128    64  producer state (struct pr_wstate)
+ *   192    64  reserved (0)
+ *   256   ...  nr_events entries (struct pr_desc_event + attr + ids)
+ *
+ * Event entry: entry_size (u32, whole entry, 8-aligned), attr_size (u32,
+ * 64..136, 8-aligned), nr_ids (u32), reserved (u32), name[64] (NUL
+ * terminated), then attr_size bytes of attr, then nr_ids u64 ids.
+ */
+#define PR_DESC_MAGIC "PRFRING"
+#define PR_DESC_FORMAT 1u
+#define PR_BYTE_ORDER 0x01020304u
+
+struct pr_wstate {
+	uint64_t head;		/* reservation head */
+	uint64_t nest;		/* open reservations */
+	uint64_t lost;		/* dropped, not yet reported */
+	uint64_t dropped;	/* dropped in total */
+	uint64_t aborted;	/* aborted reservations */
+	uint64_t writer_pid;	/* last process that attached as writer */
+	uint64_t reserved[2];
+} __attribute__((packed, aligned(8)));
+
+struct pr_desc {
+	char magic[8];
+	uint32_t format;
+	uint32_t byte_order;
+	uint32_t page_size;
+	uint32_t flags;
+	uint64_t desc_size;
+	uint64_t header_offset;
+	uint64_t data_offset;
+	uint64_t data_size;
+	uint64_t file_size;
+	int32_t clockid;
+	uint32_t nr_events;
+	uint64_t events_offset;
+	uint64_t events_size;
+	uint8_t reserved[40];
+	struct pr_wstate ws;
+	uint8_t reserved2[64];
+} __attribute__((packed, aligned(8)));
+
+struct pr_desc_event {
+	uint32_t entry_size;
+	uint32_t attr_size;
+	uint32_t nr_ids;
+	uint32_t reserved;
+	char name[64];
+} __attribute__((packed, aligned(8)));
+
+_Static_assert(sizeof(struct pr_wstate) == 64, "wstate");
+_Static_assert(offsetof(struct pr_desc, format) == 8, "desc format");
+_Static_assert(offsetof(struct pr_desc, page_size) == 16, "desc page_size");
+_Static_assert(offsetof(struct pr_desc, desc_size) == 24, "desc desc_size");
+_Static_assert(offsetof(struct pr_desc, data_size) == 48, "desc data_size");
+_Static_assert(offsetof(struct pr_desc, clockid) == 64, "desc clockid");
+_Static_assert(offsetof(struct pr_desc, events_offset) == 72, "desc events_offset");
+_Static_assert(offsetof(struct pr_desc, ws) == 128, "desc ws");
+_Static_assert(sizeof(struct pr_desc) == 256, "desc size");
+_Static_assert(sizeof(struct pr_desc_event) == 80, "desc event");
+
+#define PR_DESC_MAX (64u << 20)		/* refuse larger descriptors */
+#define PR_DATA_MAX (1ull << 40)
+#define PR_LOST_BODY 24u		/* header + id + lost */
+#define PR_BOUNCE_SIZE 65536u
+
+struct pr_event {
+	struct perfring_attr attr;	/* zero-extended to VER8 */
+	uint64_t *ids;
+	uint32_t nr_ids;
+	char name[64];
+	int has_name;
+};
+
+struct perfring_ring {
+	void *map;
+	size_t map_len;
+	int owns_map;
+	int fd;
+	char name[256];
+	uint32_t mode;			/* PERFRING_RING_READ | _WRITE */
+	int hdr_writable;
+	struct perfring_mmap_page *hdr;
+	unsigned char *data;
+	uint64_t data_size, mask;
+	uint64_t data_file_off;
+	uint32_t page_size;
+	uint32_t flags;
+	int32_t clockid;
+	struct pr_wstate *ws;
+	struct pr_wstate local_ws;
+	struct pr_event *events;
+	uint32_t nr_events;
+	/* LOST records written by this producer */
+	uint32_t lost_size;		/* whole LOST record, 0 when impossible */
+	uint64_t lost_sample_type;	/* trailer bits, 0 without sample_id_all */
+	uint64_t lost_id;
+	struct perfring_sample_id lost_sid;
+	int has_lost_sid;
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static uint32_t sys_page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p >= 4096 ? (uint32_t)p : 4096u;
+}
+
+/* The sample_id_all trailer, in the kernel's order.  Async-signal-safe. */
+static size_t trailer_size(uint64_t st)
+{
+	return 8u * (size_t)(!!(st & PERFRING_SAMPLE_TID) + !!(st & PERFRING_SAMPLE_TIME) +
+			     !!(st & PERFRING_SAMPLE_ID) + !!(st & PERFRING_SAMPLE_STREAM_ID) +
+			     !!(st & PERFRING_SAMPLE_CPU) + !!(st & PERFRING_SAMPLE_IDENTIFIER));
+}
+
+static size_t trailer_encode(uint64_t st, const struct perfring_sample_id *s,
+			     unsigned char *p)
+{
+	unsigned char *q = p;
+
+	if (st & PERFRING_SAMPLE_TID) {
+		pr_put32(q, s->pid);
+		pr_put32(q + 4, s->tid);
+		q += 8;
+	}
+	if (st & PERFRING_SAMPLE_TIME) {
+		pr_put64(q, s->time);
+		q += 8;
+	}
+	if (st & PERFRING_SAMPLE_ID) {
+		pr_put64(q, s->id);
+		q += 8;
+	}
+	if (st & PERFRING_SAMPLE_STREAM_ID) {
+		pr_put64(q, s->stream_id);
+		q += 8;
+	}
+	if (st & PERFRING_SAMPLE_CPU) {
+		pr_put32(q, s->cpu);
+		pr_put32(q + 4, s->res);
+		q += 8;
+	}
+	if (st & PERFRING_SAMPLE_IDENTIFIER) {
+		pr_put64(q, s->identifier);
+		q += 8;
+	}
+	return (size_t)(q - p);
+}
+
+static uint64_t attr_trailer_bits(const struct perfring_attr *a)
+{
+	if (!a || !(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
+		return 0;
+	return a->sample_type & PERFRING_SAMPLE_ID_ALL_BITS;
+}
+
+static void ring_free_events(struct perfring_ring *r)
+{
+	uint32_t i;
+
+	if (!r->events)
+		return;
+	for (i = 0; i < r->nr_events; i++)
+		free(r->events[i].ids);
+	free(r->events);
+	r->events = NULL;
+	r->nr_events = 0;
+}
+
+/* Copy caller's event descriptions into r.  Validates them. */
+static int ring_set_events(struct perfring_ring *r, const struct perfring_event_desc *ev,
+			   uint32_t n)
+{
+	uint32_t i;
+
+	if (n && !ev)
+		return -EINVAL;
+	if (n > 65536)
+		return -EINVAL;
+	if (!n)
+		goto done;
+	r->events = calloc(n, sizeof(*r->events));
+	if (!r->events)
+		return -ENOMEM;
+	r->nr_events = n;
+	for (i = 0; i < n; i++) {
+		struct pr_event *e = &r->events[i];
+		uint32_t asz;
+
+		if (!ev[i].attr)
+			return -EINVAL;
+		asz = ev[i].attr->size;
+		if (asz < PERFRING_ATTR_SIZE_VER0 || asz > PERFRING_ATTR_SIZE_VER8 || asz % 8)
+			return -EINVAL;
+		if (ev[i].nr_ids && !ev[i].ids)
+			return -EINVAL;
+		if (ev[i].nr_ids > (1u << 20))
+			return -EINVAL;
+		if (ev[i].name && strlen(ev[i].name) > 63)
+			return -EINVAL;
+		memcpy(&e->attr, ev[i].attr, asz);
+		e->nr_ids = ev[i].nr_ids;
+		if (e->nr_ids) {
+			e->ids = malloc(e->nr_ids * sizeof(uint64_t));
+			if (!e->ids)
+				return -ENOMEM;
+			memcpy(e->ids, ev[i].ids, e->nr_ids * sizeof(uint64_t));
+		}
+		if (ev[i].name) {
+			snprintf(e->name, sizeof(e->name), "%s", ev[i].name);
+			e->has_name = 1;
+		}
+	}
+done:
+	/* What LOST records look like: event 0's id and trailer. */
+	r->lost_sample_type = n ? attr_trailer_bits(&r->events[0].attr) : 0;
+	r->lost_id = n && r->events[0].nr_ids ? r->events[0].ids[0] : 0;
+	r->lost_size = PR_LOST_BODY + (uint32_t)trailer_size(r->lost_sample_type);
+	return 0;
+}
+
+/* Size of the descriptor's event entries. */
+static uint64_t events_bytes(const struct perfring_ring *r)
+{
+	uint64_t sz = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->nr_events; i++)
+		sz += sizeof(struct pr_desc_event) + r->events[i].attr.size +
+		      8ull * r->events[i].nr_ids;
+	return sz;
+}
+
+static void write_descriptor(struct perfring_ring *r, unsigned char *base,
+			     uint64_t desc_size)
+{
+	struct pr_desc d;
+	unsigned char *p = base + sizeof(struct pr_desc);
+	uint32_t i;
+
+	memset(&d, 0, sizeof(d));
+	memcpy(d.magic, PR_DESC_MAGIC, 8);
+	d.format = PR_DESC_FORMAT;
+	d.byte_order = PR_BYTE_ORDER;
+	d.page_size = r->page_size;
+	d.flags = r->flags & PERFRING_RING_OVERWRITE;
+	d.desc_size = desc_size;
+	d.header_offset = desc_size;
+	d.data_offset = desc_size + r->page_size;
+	d.data_size = r->data_size;
+	d.file_size = d.data_offset + r->data_size;
+	d.clockid = r->clockid;
+	d.nr_events = r->nr_events;
+	d.events_offset = sizeof(struct pr_desc);
+	d.events_size = events_bytes(r);
+	memcpy(base, &d, sizeof(d));
+	for (i = 0; i < r->nr_events; i++) {
+		const struct pr_event *e = &r->events[i];
+		struct pr_desc_event de;
+
+		memset(&de, 0, sizeof(de));
+		de.attr_size = e->attr.size;
+		de.nr_ids = e->nr_ids;
+		de.entry_size = (uint32_t)(sizeof(de) + e->attr.size + 8ull * e->nr_ids);
+		memcpy(de.name, e->name, sizeof(de.name));
+		memcpy(p, &de, sizeof(de));
+		p += sizeof(de);
+		memcpy(p, &e->attr, e->attr.size);
+		p += e->attr.size;
+		if (e->nr_ids)
+			memcpy(p, e->ids, 8ull * e->nr_ids);
+		p += 8ull * e->nr_ids;
+	}
+}
+
+static struct perfring_ring *ring_alloc(void)
+{
+	struct perfring_ring *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->fd = -1;
+	return r;
+}
+
+PERFRING_API void perfring_ring_close(struct perfring_ring *r)
+{
+	if (!r)
+		return;
+	if (r->map && r->owns_map)
+		munmap(r->map, r->map_len);
+	if (r->fd >= 0)
+		close(r->fd);
+	ring_free_events(r);
+	free(r);
+}
+
+/* Point hdr/data into the mapping and fill the cached sizes. */
+static void ring_set_area(struct perfring_ring *r, unsigned char *hdr_at)
+{
+	r->hdr = (struct perfring_mmap_page *)(void *)hdr_at;
+	r->data = hdr_at + r->page_size;
+	r->mask = r->data_size - 1;
+}
+
+/* ---- create ------------------------------------------------------------- */
+
+PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
+				      struct perfring_ring **out)
+{
+	struct perfring_ring_opts o;
+	struct perfring_ring *r;
+	uint64_t desc_size, ev_bytes, total;
+	unsigned char *base;
+	int err, fd = -1;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!uopts || uopts->sz < offsetof(struct perfring_ring_opts, nr_events) + sizeof(uint32_t))
+		return -EINVAL;
+	if (uopts->sz > sizeof(o)) {
+		const unsigned char *extra = (const unsigned char *)uopts + sizeof(o);
+		size_t i;
+
+		for (i = 0; i < uopts->sz - sizeof(o); i++)
+			if (extra[i])
+				return -EINVAL;
+	}
+	memset(&o, 0, sizeof(o));
+	memcpy(&o, uopts, uopts->sz < sizeof(o) ? uopts->sz : sizeof(o));
+	if (o.flags & ~(PERFRING_RING_OVERWRITE | PERFRING_RING_CLOCKID | PERFRING_RING_TRUNCATE))
+		return -EINVAL;
+	if (o.backing != PERFRING_RING_ANON && o.backing != PERFRING_RING_MEMFD &&
+	    o.backing != PERFRING_RING_FILE)
+		return -EINVAL;
+	if (o.backing == PERFRING_RING_FILE && (!o.path || !o.path[0]))
+		return -EINVAL;
+
+	r = ring_alloc();
+	if (!r)
+		return -ENOMEM;
+	r->page_size = sys_page_size();
+	r->data_size = o.data_size ? o.data_size : 64ull * r->page_size;
+	if (!is_pow2(r->data_size) || r->data_size < r->page_size || r->data_size > PR_DATA_MAX) {
+		err = -EINVAL;
+		goto fail;
+	}
+	r->flags = o.flags & PERFRING_RING_OVERWRITE;
+	r->clockid = (o.flags & PERFRING_RING_CLOCKID) ? o.clockid : CLOCK_MONOTONIC;
+	if (o.flags & PERFRING_RING_CLOCKID) {
+		struct timespec ts;
+
+		if (clock_gettime(o.clockid, &ts) != 0) {
+			err = -EINVAL;
+			goto fail;
+		}
+	}
+	r->mode = PERFRING_RING_READ | PERFRING_RING_WRITE;
+	r->hdr_writable = 1;
+	err = ring_set_events(r, o.events, o.nr_events);
+	if (err)
+		goto fail;
+
+	ev_bytes = events_bytes(r);
+	if (o.backing == PERFRING_RING_ANON) {
+		desc_size = r->page_size;	/* producer state only */
+	} else {
+		desc_size = (sizeof(struct pr_desc) + ev_bytes + r->page_size - 1) &
+			    ~(uint64_t)(r->page_size - 1);
+		if (desc_size > PR_DESC_MAX) {
+			err = -EINVAL;
+			goto fail;
+		}
+	}
+	total = desc_size + r->page_size + r->data_size;
+
+	if (o.backing == PERFRING_RING_MEMFD) {
+		fd = memfd_create("perfring", MFD_CLOEXEC);
+		snprintf(r->name, sizeof(r->name), "memfd ring");
+	} else if (o.backing == PERFRING_RING_FILE) {
+		int fl = O_RDWR | O_CREAT | O_CLOEXEC |
+			 ((o.flags & PERFRING_RING_TRUNCATE) ? O_TRUNC : O_EXCL);
+
+		fd = open(o.path, fl, 0644);
+		snprintf(r->name, sizeof(r->name), "%s", o.path);
+	} else {
+		snprintf(r->name, sizeof(r->name), "anonymous ring");
+	}
+	if (o.backing != PERFRING_RING_ANON) {
+		if (fd < 0) {
+			err = -errno;
+			goto fail;
+		}
+		if (ftruncate(fd, (off_t)total) != 0) {
+			err = -errno;
+			goto fail;
+		}
+		base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	} else {
+		base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	}
+	if (base == MAP_FAILED) {
+		err = -errno;
+		goto fail;
+	}
+	r->map = base;
+	r->map_len = total;
+	r->owns_map = 1;
+	r->fd = fd;
+	fd = -1;
+	if (o.backing != PERFRING_RING_ANON) {
+		write_descriptor(r, base, desc_size);
+		r->ws = &((struct pr_desc *)(void *)base)->ws;
+		r->data_file_off = desc_size + r->page_size;
+	} else {
+		r->ws = (struct pr_wstate *)(void *)base;
+	}
+	r->ws->writer_pid = (uint64_t)getpid();
+	ring_set_area(r, base + desc_size);
+	r->hdr->data_offset = r->page_size;
+	r->hdr->data_size = r->data_size;
+	*out = r;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	perfring_ring_close(r);
+	return err;
+}
+
+/* ---- open --------------------------------------------------------------- */
+
+#define BAD(errv, off, ...)							\
+	do {									\
+		pr_diag_set(diag, (errv), name, (off), __VA_ARGS__);		\
+		return (errv);							\
+	} while (0)
+
+/*
+ * Validate a descriptor of dsz bytes (a private copy) against a file of
+ * fsize bytes, and load its events into r.
+ */
+static int parse_descriptor(struct perfring_ring *r, const unsigned char *buf, uint64_t dsz,
+			    uint64_t fsize, const char *name, struct perfring_diag *diag)
+{
+	struct pr_desc d;
+	uint64_t p, end, need;
+	uint32_t i;
+
+	memcpy(&d, buf, sizeof(d));
+	if (memcmp(d.magic, PR_DESC_MAGIC, 8) != 0)
+		BAD(-EBADMSG, 0, "not a perfring ring file (bad magic)");
+	if (d.byte_order != PR_BYTE_ORDER)
+		BAD(-EPROTO, 12, "ring written with another byte order (0x%08" PRIx32 ")",
+		    d.byte_order);
+	if (d.format != PR_DESC_FORMAT)
+		BAD(-EPROTO, 8, "unknown ring format version %" PRIu32 " (this library reads %u)",
+		    d.format, PR_DESC_FORMAT);
+	if (d.page_size < 4096 || !is_pow2(d.page_size) || d.page_size > (1u << 30))
+		BAD(-EBADMSG, 16, "page size %" PRIu32 " is not a power of two >= 4096",
+		    d.page_size);
+	if (d.flags & ~PERFRING_RING_OVERWRITE)
+		BAD(-EPROTO, 20, "unknown ring flags 0x%" PRIx32, d.flags);
+	if (d.desc_size < d.page_size || d.desc_size % d.page_size || d.desc_size > PR_DESC_MAX)
+		BAD(-EBADMSG, 24, "descriptor size %" PRIu64 " is not a whole number of pages",
+		    d.desc_size);
+	if (d.desc_size > dsz)
+		BAD(-EBADMSG, 24, "descriptor size %" PRIu64 " runs past the file", d.desc_size);
+	if (d.header_offset != d.desc_size)
+		BAD(-EBADMSG, 32, "control page offset %" PRIu64 " overlaps or leaves a gap after the descriptor (%" PRIu64 ")",
+		    d.header_offset, d.desc_size);
+	if (d.data_offset != d.header_offset + d.page_size)
+		BAD(-EBADMSG, 40, "data offset %" PRIu64 " is not right after the control page (%" PRIu64 ")",
+		    d.data_offset, d.header_offset + d.page_size);
+	if (!is_pow2(d.data_size) || d.data_size < d.page_size || d.data_size > PR_DATA_MAX)
+		BAD(-EBADMSG, 48, "data size %" PRIu64 " is not a power-of-two number of pages",
+		    d.data_size);
+	need = d.data_offset + d.data_size;
+	if (d.file_size != need)
+		BAD(-EBADMSG, 56, "file size field %" PRIu64 " disagrees with the layout (%" PRIu64 ")",
+		    d.file_size, need);
+	if (fsize < need)
+		BAD(-EBADMSG, fsize, "file is shorter than needed: %" PRIu64 " bytes, layout needs %" PRIu64,
+		    fsize, need);
+	if (d.events_offset < sizeof(struct pr_desc) || d.events_offset % 8 ||
+	    d.events_offset > d.desc_size || d.events_size > d.desc_size - d.events_offset)
+		BAD(-EBADMSG, 72, "event table [%" PRIu64 ", +%" PRIu64 ") overlaps the header or runs past the descriptor (%" PRIu64 " bytes)",
+		    d.events_offset, d.events_size, d.desc_size);
+	if (d.nr_events > d.events_size / sizeof(struct pr_desc_event))
+		BAD(-EBADMSG, 68, "%" PRIu32 " events cannot fit in an event table of %" PRIu64 " bytes",
+		    d.nr_events, d.events_size);
+
+	r->page_size = d.page_size;
+	r->flags = d.flags;
+	r->data_size = d.data_size;
+	r->clockid = d.clockid;
+	r->data_file_off = d.data_offset;
+
+	if (d.nr_events) {
+		r->events = calloc(d.nr_events, sizeof(*r->events));
+		if (!r->events)
+			return -ENOMEM;
+		r->nr_events = d.nr_events;
+	}
+	p = d.events_offset;
+	end = d.events_offset + d.events_size;
+	for (i = 0; i < d.nr_events; i++) {
+		struct pr_desc_event de;
+		struct pr_event *e = &r->events[i];
+		uint64_t esz;
+
+		if (end - p < sizeof(de))
+			BAD(-EBADMSG, p, "event %" PRIu32 " runs past the event table", i);
+		memcpy(&de, buf + p, sizeof(de));
+		if (de.attr_size < PERFRING_ATTR_SIZE_VER0 || de.attr_size > PERFRING_ATTR_SIZE_VER8 ||
+		    de.attr_size % 8)
+			BAD(-EBADMSG, p + 4, "event %" PRIu32 ": attr size %" PRIu32 " out of range (64..136, multiple of 8)",
+			    i, de.attr_size);
+		esz = sizeof(de) + (uint64_t)de.attr_size + 8ull * de.nr_ids;
+		if (de.entry_size != esz)
+			BAD(-EBADMSG, p, "event %" PRIu32 ": entry size %" PRIu32 " disagrees with attr size and %" PRIu32 " ids (%" PRIu64 ")",
+			    i, de.entry_size, de.nr_ids, esz);
+		if (esz > end - p)
+			BAD(-EBADMSG, p + 8, "event %" PRIu32 ": %" PRIu32 " ids run past the event table",
+			    i, de.nr_ids);
+		if (!memchr(de.name, 0, sizeof(de.name)))
+			BAD(-EBADMSG, p + 16, "event %" PRIu32 ": name is not NUL-terminated", i);
+		memcpy(&e->attr, buf + p + sizeof(de), de.attr_size);
+		if (e->attr.size != de.attr_size)
+			BAD(-EBADMSG, p + sizeof(de) + 4, "event %" PRIu32 ": attr.size %" PRIu32 " disagrees with the entry (%" PRIu32 ")",
+			    i, e->attr.size, de.attr_size);
+		memcpy(e->name, de.name, sizeof(e->name));
+		e->has_name = e->name[0] != 0;
+		e->nr_ids = de.nr_ids;
+		if (de.nr_ids) {
+			e->ids = malloc(8ull * de.nr_ids);
+			if (!e->ids)
+				return -ENOMEM;
+			memcpy(e->ids, buf + p + sizeof(de) + de.attr_size, 8ull * de.nr_ids);
+		}
+		p += esz;
+	}
+	r->lost_sample_type = r->nr_events ? attr_trailer_bits(&r->events[0].attr) : 0;
+	r->lost_id = r->nr_events && r->events[0].nr_ids ? r->events[0].ids[0] : 0;
+	r->lost_size = PR_LOST_BODY + (uint32_t)trailer_size(r->lost_sample_type);
+	return 0;
+}
+
+/* A new writer takes over: forget or pad what a dead writer left in flight. */
+static void writer_attach(struct perfring_ring *r)
+{
+	struct pr_wstate *ws = r->ws;
+	uint64_t dh = pr_load_acquire(&r->hdr->data_head);	/* pairs with (B) of the old writer */
+	uint64_t h = pr_read_once(&ws->head);
+
+	if (!(r->flags & PERFRING_RING_OVERWRITE)) {
+		/* [dh, h) was never published: just reuse it. */
+		pr_write_once(&ws->head, dh);
+	} else if (h != dh && dh - h <= r->data_size) {
+		/* [h, dh) may hold half-written bytes: make them pad records. */
+		uint64_t pos = h;
+
+		while (pos != dh) {
+			uint64_t left = dh - pos;
+			uint32_t n = left > PERFRING_RECORD_MAX_SIZE ? PERFRING_RECORD_MAX_SIZE :
+							    (uint32_t)left;
+			struct perfring_event_header ph = { PERFRING_RECORD_PAD, 0, (uint16_t)n };
+
+			memcpy(r->data + (pos & r->mask), &ph, sizeof(ph));
+			pos += n;
+		}
+		/* Pairs with the reader's acquire load of data_head (C). */
+		pr_store_release(&r->hdr->data_head, h);
+	} else {
+		pr_write_once(&ws->head, dh);
+	}
+	pr_write_once(&ws->nest, 0);
+	pr_write_once(&ws->writer_pid, (uint64_t)getpid());
+}
+
+static int open_common(int fd, unsigned mode, const char *name, struct perfring_diag *diag,
+		       struct perfring_ring **out)
+{
+	struct perfring_ring *r = NULL;
+	struct stat st;
+	unsigned char *buf = NULL;
+	uint64_t dsz;
+	ssize_t got;
+	int accmode, err, prot;
+	void *base;
+
+	*out = NULL;
+	if (fstat(fd, &st) != 0) {
+		err = -errno;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot stat: %s", strerror(-err));
+		goto fail;
+	}
+	if ((uint64_t)st.st_size < sizeof(struct pr_desc)) {
+		err = -EBADMSG;
+		pr_diag_set(diag, err, name, (uint64_t)st.st_size,
+			    "file is shorter than a ring descriptor (%zu bytes)", sizeof(struct pr_desc));
+		goto fail;
+	}
+	/* Read the fixed part, then the whole descriptor, into private memory. */
+	{
+		struct pr_desc d;
+
+		got = pread(fd, &d, sizeof(d), 0);
+		if (got != (ssize_t)sizeof(d)) {
+			err = got < 0 ? -errno : -EBADMSG;
+			pr_diag_set(diag, err, name, 0, "cannot read the descriptor");
+			goto fail;
+		}
+		dsz = d.desc_size;
+		if (dsz < sizeof(d) || dsz > PR_DESC_MAX || dsz > (uint64_t)st.st_size)
+			dsz = sizeof(d);	/* parse_descriptor reports it */
+	}
+	buf = malloc(dsz);
+	if (!buf) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	got = pread(fd, buf, dsz, 0);
+	if (got != (ssize_t)dsz) {
+		err = got < 0 ? -errno : -EBADMSG;
+		pr_diag_set(diag, err, name, 0, "cannot read the descriptor");
+		goto fail;
+	}
+	r = ring_alloc();
+	if (!r) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	err = parse_descriptor(r, buf, dsz, (uint64_t)st.st_size, name, diag);
+	if (err)
+		goto fail;
+
+	accmode = fcntl(fd, F_GETFL);
+	if (accmode < 0) {
+		err = -errno;
+		goto fail;
+	}
+	accmode &= O_ACCMODE;
+	if ((mode & PERFRING_RING_WRITE) && accmode != O_RDWR) {
+		err = -EACCES;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "not open for writing");
+		goto fail;
+	}
+	prot = accmode == O_RDWR ? PROT_READ | PROT_WRITE : PROT_READ;
+	r->map_len = (size_t)(r->data_file_off + r->data_size);
+	base = mmap(NULL, r->map_len, prot, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		err = -errno;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot map: %s", strerror(-err));
+		goto fail;
+	}
+	r->map = base;
+	r->owns_map = 1;
+	r->fd = fd;
+	r->mode = mode;
+	r->hdr_writable = prot & PROT_WRITE;
+	r->ws = &((struct pr_desc *)base)->ws;
+	ring_set_area(r, (unsigned char *)base + (r->data_file_off - r->page_size));
+	if (pr_read_once(&r->hdr->data_offset) != r->page_size ||
+	    pr_read_once(&r->hdr->data_size) != r->data_size) {
+		err = -EBADMSG;
+		pr_diag_set(diag, err, name, r->data_file_off - r->page_size +
+			    (pr_read_once(&r->hdr->data_offset) != r->page_size ? 1040 : 1048),
+			    "control page data_offset/data_size (%" PRIu64 "/%" PRIu64 ") disagree with the descriptor (%" PRIu32 "/%" PRIu64 ")",
+			    pr_read_once(&r->hdr->data_offset), pr_read_once(&r->hdr->data_size),
+			    r->page_size, r->data_size);
+		r->fd = -1;	/* the caller closes fd */
+		goto fail;
+	}
+	if (mode & PERFRING_RING_WRITE)
+		writer_attach(r);
+	free(buf);
+	*out = r;
+	return 0;
+fail:
+	free(buf);
+	perfring_ring_close(r);
+	return err;
+}
+
+PERFRING_API int perfring_ring_open(const char *path, unsigned mode,
+				    struct perfring_diag *diag, struct perfring_ring **out)
+{
+	int fd, err;
+
+	if (!out || !path || !mode || (mode & ~(PERFRING_RING_READ | PERFRING_RING_WRITE)))
+		return -EINVAL;
+	*out = NULL;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EROFS) && !(mode & PERFRING_RING_WRITE))
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, path, PR_NO_OFFSET, "cannot open: %s", strerror(errno));
+		return err;
+	}
+	err = open_common(fd, mode, path, diag, out);
+	if (err)
+		close(fd);
+	return err;
+}
+
+PERFRING_API int perfring_ring_open_fd(int fd, unsigned mode, struct perfring_diag *diag,
+				       struct perfring_ring **out)
+{
+	char name[256], link[64];
+	ssize_t n;
+	int dfd, err;
+
+	if (!out || fd < 0 || !mode || (mode & ~(PERFRING_RING_READ | PERFRING_RING_WRITE)))
+		return -EINVAL;
+	*out = NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, name, sizeof(name) - 1);
+	if (n > 0)
+		name[n] = 0;
+	else
+		snprintf(name, sizeof(name), "fd %d", fd);
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot duplicate fd");
+		return err;
+	}
+	err = open_common(dfd, mode, name, diag, out);
+	if (err)
+		close(dfd);
+	return err;
+}
+
+PERFRING_API int perfring_ring_wrap(void *base, size_t len, uint32_t flags,
+				    const struct perfring_event_desc *events, uint32_t nr_events,
+				    struct perfring_diag *diag, struct perfring_ring **out)
+{
+	struct perfring_ring *r;
+	struct perfring_mmap_page *h = base;
+	const char *name = "wrapped ring";
+	uint64_t doff, dsz;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!base || (flags & ~PERFRING_RING_OVERWRITE) || ((uintptr_t)base & 7))
+		return -EINVAL;
+	if (len < sizeof(*h))
+		BAD(-EBADMSG, PR_NO_OFFSET, "mapping of %zu bytes is smaller than the control page", len);
+	doff = pr_read_once(&h->data_offset);
+	dsz = pr_read_once(&h->data_size);
+	if (doff < sizeof(*h) || doff % 8 || doff > len)
+		BAD(-EBADMSG, 1040, "data_offset %" PRIu64 " is not inside the mapping", doff);
+	if (!is_pow2(dsz) || dsz < 8 || dsz > len - doff)
+		BAD(-EBADMSG, 1048, "data_size %" PRIu64 " is not a power of two within the mapping",
+		    dsz);
+	r = ring_alloc();
+	if (!r)
+		return -ENOMEM;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	err = ring_set_events(r, events, nr_events);
+	if (err) {
+		perfring_ring_close(r);
+		return err;
+	}
+	r->map = base;
+	r->map_len = len;
+	r->page_size = (uint32_t)doff;
+	r->data_size = dsz;
+	r->flags = flags;
+	r->clockid = CLOCK_MONOTONIC;
+	r->mode = PERFRING_RING_READ | PERFRING_RING_WRITE;
+	r->hdr_writable = 1;
+	r->ws = &r->local_ws;
+	ring_set_area(r, base);
+	r->ws->head = pr_read_once(&h->data_head);
+	*out = r;
+	return 0;
+}
+#undef BAD
+
+/* ---- accessors ---------------------------------------------------------- */
+
+PERFRING_API int perfring_ring_fd(const struct perfring_ring *r)
+{
+	return r ? r->fd : -1;
+}
+
+PERFRING_API uint64_t perfring_ring_data_size(const struct perfring_ring *r)
+{
+	return r->data_size;
+}
+
+PERFRING_API uint32_t perfring_ring_page_size(const struct perfring_ring *r)
+{
+	return r->page_size;
+}
+
+PERFRING_API int32_t perfring_ring_clockid(const struct perfring_ring *r)
+{
+	return r->clockid;
+}
+
+PERFRING_API uint32_t perfring_ring_flags(const struct perfring_ring *r)
+{
+	return r->flags;
+}
+
+PERFRING_API uint32_t perfring_ring_nr_events(const struct perfring_ring *r)
+{
+	return r->nr_events;
+}
+
+PERFRING_API int perfring_ring_event(const struct perfring_ring *r, uint32_t idx,
+				     struct perfring_event_desc *out)
+{
+	if (!r || !out || idx >= r->nr_events)
+		return -ENOENT;
+	out->attr = &r->events[idx].attr;
+	out->ids = r->events[idx].ids;
+	out->nr_ids = r->events[idx].nr_ids;
+	out->name = r->events[idx].has_name ? r->events[idx].name : NULL;
+	return 0;
+}
+
+PERFRING_API const struct perfring_attr *perfring_ring_attr_for_id(const struct perfring_ring *r,
+								  uint64_t id)
+{
+	uint32_t i, j;
+
+	if (!r || !r->nr_events)
+		return NULL;
+	if (id)
+		for (i = 0; i < r->nr_events; i++)
+			for (j = 0; j < r->events[i].nr_ids; j++)
+				if (r->events[i].ids[j] == id)
+					return &r->events[i].attr;
+	return &r->events[0].attr;
+}
+
+PERFRING_API struct perfring_mmap_page *perfring_ring_header(const struct perfring_ring *r)
+{
+	return r ? r->hdr : NULL;
+}
+
+PERFRING_API uint64_t perfring_ring_data_file_offset(const struct perfring_ring *r)
+{
+	return r ? r->data_file_off : 0;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* Copy len bytes to ring position pos, wrapping at the end of the data area. */
+static void ring_put(struct perfring_ring *r, uint64_t pos, const void *src, size_t len)
+{
+	uint64_t o = pos & r->mask;
+	size_t first = len;
+
+	if (o + len > r->data_size)
+		first = (size_t)(r->data_size - o);
+	memcpy(r->data + o, src, first);
+	if (first < len)
+		memcpy(r->data, (const unsigned char *)src + first, len - first);
+}
+
+static void put_pad(struct perfring_ring *r, uint64_t pos, uint32_t size)
+{
+	struct perfring_event_header ph = { PERFRING_RECORD_PAD, 0, (uint16_t)size };
+
+	ring_put(r, pos, &ph, sizeof(ph));
+}
+
+/*
+ * The kernel's perf_output_put_handle: only the outermost level publishes,
+ * before dropping the nest count, then re-checks the head.
+ */
+static void put_handle(struct perfring_ring *r)
+{
+	struct pr_wstate *ws = r->ws;
+	uint64_t nest = pr_read_once(&ws->nest);
+	uint64_t head;
+
+	if (nest > 1) {
+		pr_write_once(&ws->nest, nest - 1);
+		return;
+	}
+again:
+	head = pr_read_once(&ws->head);
+	/*
+	 * (B) Pairs with the reader's acquire load of data_head (C): the bytes
+	 * of every record below head are visible before head is.
+	 */
+	pr_store_release(&r->hdr->data_head, head);
+	pr_signal_fence();
+	pr_write_once(&ws->nest, 0);
+	pr_signal_fence();
+	if (pr_read_once(&ws->head) != head) {
+		pr_write_once(&ws->nest, 1);
+		pr_signal_fence();
+		goto again;
+	}
+}
+
+/* Write the pending LOST record at pos (lost_size bytes). */
+static void put_lost(struct perfring_ring *r, uint64_t pos, uint64_t count)
+{
+	unsigned char rec[PR_LOST_BODY + 48];
+	struct perfring_event_header h = { PERFRING_RECORD_LOST, 0, (uint16_t)r->lost_size };
+	struct perfring_sample_id sid;
+
+	memset(&sid, 0, sizeof(sid));
+	if (r->has_lost_sid)
+		sid = r->lost_sid;
+	else
+		sid.id = sid.identifier = r->lost_id;
+	if (r->lost_sample_type & PERFRING_SAMPLE_TIME) {
+		struct timespec ts;
+		int saved = errno;	/* the write path never changes errno */
+
+		if (clock_gettime(r->clockid, &ts) == 0)
+			sid.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		errno = saved;
+	}
+	memcpy(rec, &h, 8);
+	pr_put64(rec + 8, r->lost_id);
+	pr_put64(rec + 16, count);
+	trailer_encode(r->lost_sample_type, &sid, rec + PR_LOST_BODY);
+	ring_put(r, pos, rec, r->lost_size);
+}
+
+PERFRING_API int perfring_ring_reserve(struct perfring_ring *r, size_t size,
+				       struct perfring_wr *w)
+{
+	struct pr_wstate *ws;
+	uint64_t old, new, tail, need, lost_sz;
+
+	if (!r || !w)
+		return -EINVAL;
+	if (!(r->mode & PERFRING_RING_WRITE) || !r->hdr_writable)
+		return -EPERM;
+	if (size < 8 || (size & 7))
+		return -EINVAL;
+	if (size > PERFRING_RECORD_MAX_SIZE || size > r->data_size - 8)
+		return -EMSGSIZE;
+	ws = r->ws;
+
+	pr_write_once(&ws->nest, pr_read_once(&ws->nest) + 1);
+	pr_signal_fence();	/* the head is read only after nest is raised */
+
+	if (r->flags & PERFRING_RING_OVERWRITE) {
+		old = pr_read_once(&ws->head);
+		do {
+			new = old - size;
+		} while (!pr_cas(&ws->head, &old, new));
+		/*
+		 * The claim before the bytes: pairs with the acquire fence of
+		 * a reader that copies the window and then re-reads ws->head.
+		 */
+		pr_fence_release();
+		w->pos = new;
+		w->size = (uint32_t)size;
+		w->lost_size = 0;
+		return 0;
+	}
+
+	lost_sz = pr_read_once(&ws->lost) ? r->lost_size : 0;
+	need = size + lost_sz;
+	old = pr_read_once(&ws->head);
+	do {
+		/* (A) Pairs with the reader's release store of data_tail (D). */
+		tail = pr_load_acquire(&r->hdr->data_tail);
+		if (old - tail > r->data_size || need > r->data_size - 8 - (old - tail)) {
+			/* Full (or a garbage tail): drop and count. */
+			pr_fetch_add(&ws->lost, 1);
+			pr_fetch_add(&ws->dropped, 1);
+			put_handle(r);
+			return -ENOSPC;
+		}
+		new = old + need;
+	} while (!pr_cas(&ws->head, &old, new));
+
+	if (lost_sz) {
+		uint64_t n = pr_xchg(&ws->lost, 0);
+
+		if (n)
+			put_lost(r, old, n);
+		else	/* an interrupting writer reported it already */
+			put_pad(r, old, (uint32_t)lost_sz);
+	}
+	w->pos = old + lost_sz;
+	w->size = (uint32_t)size;
+	w->lost_size = (uint32_t)lost_sz;
+	return 0;
+}
+
+PERFRING_API void perfring_ring_copy(struct perfring_ring *r, const struct perfring_wr *w,
+				     size_t off, const void *src, size_t len)
+{
+	if (!r || !w || off > w->size || len > w->size - off)
+		return;
+	ring_put(r, w->pos + off, src, len);
+}
+
+PERFRING_API void *perfring_ring_contig(struct perfring_ring *r, const struct perfring_wr *w)
+{
+	uint64_t o;
+
+	if (!r || !w)
+		return NULL;
+	o = w->pos & r->mask;
+	if (o + w->size > r->data_size)
+		return NULL;
+	return r->data + o;
+}
+
+PERFRING_API void perfring_ring_commit(struct perfring_ring *r, const struct perfring_wr *w)
+{
+	if (!r || !w)
+		return;
+	put_handle(r);
+}
+
+PERFRING_API void perfring_ring_abort(struct perfring_ring *r, const struct perfring_wr *w)
+{
+	uint64_t expect;
+
+	if (!r || !w)
+		return;
+	if (!(r->flags & PERFRING_RING_OVERWRITE)) {
+		expect = w->pos + w->size;
+		if (!pr_cas(&r->ws->head, &expect, w->pos))
+			put_pad(r, w->pos, w->size);
+	} else {
+		put_pad(r, w->pos, w->size);
+	}
+	pr_fetch_add(&r->ws->aborted, 1);
+	put_handle(r);
+}
+
+PERFRING_API int perfring_ring_write(struct perfring_ring *r, const void *rec)
+{
+	struct perfring_wr w;
+	uint16_t size;
+	int err;
+
+	if (!rec)
+		return -EINVAL;
+	size = pr_get16((const unsigned char *)rec + 6);
+	err = perfring_ring_reserve(r, size, &w);
+	if (err)
+		return err;
+	ring_put(r, w.pos, rec, size);
+	put_handle(r);
+	return 0;
+}
+
+PERFRING_API void perfring_ring_set_lost_sample_id(struct perfring_ring *r,
+						   const struct perfring_sample_id *sid)
+{
+	if (!r)
+		return;
+	if (sid) {
+		r->lost_sid = *sid;
+		pr_signal_fence();
+		r->has_lost_sid = 1;
+	} else {
+		r->has_lost_sid = 0;
+	}
+}
+
+PERFRING_API void perfring_ring_stats(const struct perfring_ring *r, struct perfring_ring_stats *st)
+{
+	if (!r || !st)
+		return;
+	st->head = pr_read_once(&r->ws->head);
+	st->published = pr_load_acquire(&r->hdr->data_head);	/* pairs with (B) */
+	st->tail = pr_read_once(&r->hdr->data_tail);
+	st->dropped = pr_read_once(&r->ws->dropped);
+	st->lost_pending = pr_read_once(&r->ws->lost);
+	st->aborted = pr_read_once(&r->ws->aborted);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct perfring_reader {
+	struct perfring_ring *r;
+	uint64_t pos;			/* next record (normal mode) */
+	int err;			/* sticky */
+	struct perfring_diag diag;
+	unsigned char *bounce;
+	struct perfring_reader_stats st;
+	/* overwrite mode */
+	unsigned char *snap;		/* linear copy starting at snap_head */
+	uint64_t snap_head;
+	uint32_t *offs;			/* record offsets in snap, newest first */
+	uint64_t nr_offs, next_idx;	/* next_idx counts down */
+	uint64_t last_pos;		/* newest record returned */
+	int have_last;
+	int in_snap;			/* records of a snapshot being returned */
+	int pending_err;		/* reported after the snapshot's records */
+	struct perfring_diag pending_diag;
+};
+
+PERFRING_API int perfring_reader_new(struct perfring_ring *r, struct perfring_reader **out)
+{
+	struct perfring_reader *rd;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!r)
+		return -EINVAL;
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	rd->r = r;
+	rd->bounce = malloc(PR_BOUNCE_SIZE);
+	if (!rd->bounce)
+		goto nomem;
+	if (r->flags & PERFRING_RING_OVERWRITE) {
+		if (r->data_size > UINT32_MAX)
+			goto nomem;
+		rd->snap = malloc(r->data_size);
+		rd->offs = malloc((r->data_size / 8) * sizeof(uint32_t));
+		if (!rd->snap || !rd->offs)
+			goto nomem;
+	} else {
+		rd->pos = pr_read_once(&r->hdr->data_tail);
+	}
+	*out = rd;
+	return 0;
+nomem:
+	perfring_reader_free(rd);
+	return -ENOMEM;
+}
+
+PERFRING_API void perfring_reader_free(struct perfring_reader *rd)
+{
+	if (!rd)
+		return;
+	free(rd->bounce);
+	free(rd->snap);
+	free(rd->offs);
+	free(rd);
+}
+
+static uint64_t data_off(const struct perfring_ring *r, uint64_t pos)
+{
+	return r->data_file_off + (pos & r->mask);
+}
+
+/* Copy size bytes at ring position pos into dst. */
+static void ring_get(const struct perfring_ring *r, uint64_t pos, void *dst, size_t size)
+{
+	uint64_t o = pos & r->mask;
+	size_t first = size;
+
+	if (o + size > r->data_size)
+		first = (size_t)(r->data_size - o);
+	memcpy(dst, r->data + o, first);
+	if (first < size)
+		memcpy((unsigned char *)dst + first, r->data, size - first);
+}
+
+static void count_record(struct perfring_reader *rd, const unsigned char *rec, uint32_t size)
+{
+	uint32_t type = pr_get32(rec);
+
+	rd->st.records++;
+	rd->st.bytes += size;
+	if (type == PERFRING_RECORD_LOST && size >= PR_LOST_BODY) {
+		rd->st.lost_records++;
+		rd->st.lost += pr_get64(rec + 16);
+	}
+}
+
+/*
+ * Frame the record at pos, given the published head: returns its size, or
+ * a negative error after filling diag.  Never reads outside the data area.
+ */
+static int frame_check(struct perfring_reader *rd, struct perfring_diag *d, uint64_t pos,
+		       uint64_t head, uint32_t *sizep)
+{
+	const struct perfring_ring *r = rd->r;
+	uint64_t avail = head - pos;
+	struct perfring_event_header h;
+
+	if (pos & 7) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
+			    "ring position 0x%" PRIx64 " is not 8-byte aligned", pos);
+		return -EBADMSG;
+	}
+	if (avail < 8) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
+			    "published head 0x%" PRIx64 " ends %" PRIu64 " bytes into a record header at ring position 0x%" PRIx64,
+			    head, avail, pos);
+		return -EBADMSG;
+	}
+	memcpy(&h, r->data + (pos & r->mask), sizeof(h));
+	if (h.size < 8) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
+			    "record size %u below 8 at ring position 0x%" PRIx64 " (type %" PRIu32 ")",
+			    h.size, pos, h.type);
+		return -EBADMSG;
+	}
+	if (h.size & 7) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
+			    "record size %u is not a multiple of 8 at ring position 0x%" PRIx64 " (type %" PRIu32 ")",
+			    h.size, pos, h.type);
+		return -EBADMSG;
+	}
+	if (h.size > avail) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
+			    "record size %u at ring position 0x%" PRIx64 " runs past the published head 0x%" PRIx64,
+			    h.size, pos, head);
+		return -EBADMSG;
+	}
+	*sizep = h.size;
+	return 0;
+}
+
+static int head_check(struct perfring_reader *rd, struct perfring_diag *d, uint64_t tail,
+		      uint64_t head)
+{
+	const struct perfring_ring *r = rd->r;
+
+	if ((int64_t)(head - tail) < 0) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, tail),
+			    "data_head 0x%" PRIx64 " is behind data_tail 0x%" PRIx64, head, tail);
+		return -EBADMSG;
+	}
+	if (head - tail > r->data_size) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, tail),
+			    "data_head 0x%" PRIx64 " is more than data_size (%" PRIu64 ") ahead of data_tail 0x%" PRIx64,
+			    head, r->data_size, tail);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/*
+ * How far above head the bytes of an overwrite ring are intact: the
+ * reservation head is at or below head, and everything the producer claimed
+ * below head (in flight, or written since head was read) aliases the top of
+ * the window.  A producer that got a whole data_size ahead (or a reservation
+ * head above head, which no live producer makes) leaves nothing intact.
+ * Wrapped rings have no reservation head: trust data_head alone.
+ */
+static uint64_t ow_limit(const struct perfring_ring *r, uint64_t head)
+{
+	uint64_t ahead;
+
+	if (r->ws == &r->local_ws)
+		return r->data_size;
+	ahead = head - pr_read_once(&r->ws->head);
+	return ahead >= r->data_size ? 0 : r->data_size - ahead;
+}
+
+/*
+ * Snapshot an overwrite ring: copy the window above data_head out, then
+ * keep only the records the writer did not overwrite meanwhile.  Fills
+ * offs[] newest first.  Framing errors end the walk; they are returned in
+ * *errp / d once the records before them are used.
+ */
+static uint64_t ow_snapshot(struct perfring_reader *rd, unsigned char *snap, uint32_t *offs,
+			    uint64_t *headp, int have_stop, uint64_t stop,
+			    struct perfring_diag *d, int *errp)
+{
+	const struct perfring_ring *r = rd->r;
+	uint64_t head, lim, lim2, off = 0, n = 0;
+
+	*errp = 0;
+	/* (C) Pairs with the writer's release store of data_head (B). */
+	head = pr_load_acquire(&r->hdr->data_head);
+	lim = ow_limit(r, head);
+	ring_get(r, head, snap, (size_t)r->data_size);
+	/* Pairs with the release fence after the writer's claim (reserve). */
+	pr_fence_acquire();
+	lim2 = ow_limit(r, head);
+	if (lim2 < lim)
+		lim = lim2;
+	*headp = head;
+	while (off + 8 <= lim) {
+		struct perfring_event_header h;
+		uint64_t pos = head + off;
+
+		if (have_stop && pos == stop)
+			break;
+		memcpy(&h, snap + off, sizeof(h));
+		if (h.size == 0)
+			break;	/* never written */
+		if (h.size < 8 || (h.size & 7)) {
+			*errp = -EBADMSG;
+			pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
+				    "record size %u %s at ring position 0x%" PRIx64,
+				    h.size, h.size < 8 ? "below 8" : "is not a multiple of 8", pos);
+			break;
+		}
+		if (h.size > lim - off)
+			break;	/* partly overwritten or in flight */
+		offs[n++] = (uint32_t)off;
+		off += h.size;
+	}
+	return n;
+}
+
+static int reader_next_ow(struct perfring_reader *rd, struct perfring_record *rec)
+{
+	struct perfring_ring *r = rd->r;
+
+	for (;;) {
+		if (rd->next_idx == 0) {
+			int err;
+
+			if (rd->pending_err) {
+				rd->diag = rd->pending_diag;
+				rd->err = rd->pending_err;
+				return rd->err;
+			}
+			/*
+			 * The end of one snapshot is reported (0) before the
+			 * next is taken, so that a caller draining a ring that
+			 * a live writer keeps filling gets batches.
+			 */
+			if (rd->in_snap) {
+				rd->in_snap = 0;
+				return 0;
+			}
+			rd->nr_offs = ow_snapshot(rd, rd->snap, rd->offs, &rd->snap_head,
+						  rd->have_last, rd->last_pos,
+						  &rd->pending_diag, &err);
+			rd->pending_err = err;
+			rd->next_idx = rd->nr_offs;
+			if (rd->nr_offs == 0) {
+				if (err)
+					continue;
+				return 0;
+			}
+			rd->in_snap = 1;
+		}
+		{
+			uint64_t off = rd->offs[--rd->next_idx];
+			unsigned char *p = rd->snap + off;
+			uint32_t size = pr_get16(p + 6);
+			uint64_t pos = rd->snap_head + off;
+
+			if (rd->next_idx == 0) {
+				rd->last_pos = rd->snap_head;
+				rd->have_last = 1;
+			}
+			if (pr_get32(p) == PERFRING_RECORD_PAD) {
+				rd->st.pads++;
+				continue;
+			}
+			count_record(rd, p, size);
+			rec->hdr = (const struct perfring_event_header *)(void *)p;
+			rec->pos = pos;
+			rec->offset = data_off(r, pos);
+			return 1;
+		}
+	}
+}
+
+PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfring_record *rec)
+{
+	struct perfring_ring *r;
+	uint64_t head;
+	uint32_t size;
+	int err;
+
+	if (!rd || !rec)
+		return -EINVAL;
+	if (rd->err)
+		return rd->err;
+	r = rd->r;
+	if (r->flags & PERFRING_RING_OVERWRITE)
+		return reader_next_ow(rd, rec);
+	/* (C) Pairs with the writer's release store of data_head (B). */
+	head = pr_load_acquire(&r->hdr->data_head);
+	for (;;) {
+		unsigned char *p;
+		uint64_t o;
+
+		err = head_check(rd, &rd->diag, rd->pos, head);
+		if (err)
+			return rd->err = err;
+		if (head == rd->pos)
+			return 0;
+		err = frame_check(rd, &rd->diag, rd->pos, head, &size);
+		if (err)
+			return rd->err = err;
+		o = rd->pos & r->mask;
+		if (pr_get32(r->data + o) == PERFRING_RECORD_PAD) {
+			rd->st.pads++;
+			rd->pos += size;
+			continue;
+		}
+		/*
+		 * Copy the record out (it wraps, or another process could
+		 * change it under the caller), and keep the size we checked.
+		 */
+		ring_get(r, rd->pos, rd->bounce, size);
+		pr_put16(rd->bounce + 6, (uint16_t)size);
+		p = rd->bounce;
+		count_record(rd, p, size);
+		rec->hdr = (const struct perfring_event_header *)(void *)p;
+		rec->pos = rd->pos;
+		rec->offset = data_off(r, rd->pos);
+		rd->pos += size;
+		return 1;
+	}
+}
+
+PERFRING_API void perfring_reader_consume(struct perfring_reader *rd)
+{
+	if (!rd || (rd->r->flags & PERFRING_RING_OVERWRITE) || !rd->r->hdr_writable)
+		return;
+	/* (D) Pairs with the writer's acquire load of data_tail (A). */
+	pr_store_release(&rd->r->hdr->data_tail, rd->pos);
+}
+
+PERFRING_API const struct perfring_diag *perfring_reader_diag(const struct perfring_reader *rd)
+{
+	return rd ? &rd->diag : NULL;
+}
+
+PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
+					struct perfring_reader_stats *st)
+{
+	if (rd && st)
+		*st = rd->st;
+}
+
+/* Per-record problems (do not stop the walk).  Returns 1 if one was found. */
+static int record_problem(struct perfring_reader *rd, struct perfring_diag *d, uint64_t pos,
+			  const unsigned char *rec, uint32_t size)
+{
+	const struct perfring_ring *r = rd->r;
+	uint32_t type = pr_get32(rec);
+	const struct perfring_attr *a = perfring_ring_attr_for_id(r, 0);
+	size_t tr = type == PERFRING_RECORD_SAMPLE ? 0 : trailer_size(attr_trailer_bits(a));
+	size_t min = 8;
+
+	if (type == PERFRING_RECORD_PAD)
+		return 0;
+	if (type == PERFRING_RECORD_LOST)
+		min = PR_LOST_BODY;
+	if (type >= PERFRING_RECORD_KERNEL_MAX && type < PERFRING_RECORD_HEADER_ATTR) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
+			    "unknown kernel record type %" PRIu32 " at ring position 0x%" PRIx64,
+			    type, pos);
+		return 1;
+	}
+	if (type < PERFRING_RECORD_KERNEL_MAX && size < min + tr) {
+		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
+			    "record of type %" PRIu32 " has %" PRIu32 " bytes, needs at least %zu (body %zu + trailer %zu) at ring position 0x%" PRIx64,
+			    type, size, min + tr, min, tr, pos);
+		return 1;
+	}
+	return 0;
+}
+
+PERFRING_API int perfring_reader_check(struct perfring_reader *rd, perfring_problem_fn fn,
+				       void *user)
+{
+	struct perfring_ring *r;
+	struct perfring_diag d;
+	int problems = 0;
+
+	if (!rd)
+		return -EINVAL;
+	r = rd->r;
+	if (rd->err) {
+		if (fn)
+			fn(&rd->diag, user);
+		return 1;
+	}
+	memset(&d, 0, sizeof(d));
+	if (r->flags & PERFRING_RING_OVERWRITE) {
+		unsigned char *snap = malloc(r->data_size);
+		uint32_t *offs = malloc((r->data_size / 8) * sizeof(uint32_t));
+		uint64_t n, i, head;
+		int err;
+
+		if (!snap || !offs) {
+			free(snap);
+			free(offs);
+			return -ENOMEM;
+		}
+		n = ow_snapshot(rd, snap, offs, &head, 0, 0, &d, &err);
+		if (err) {
+			problems++;
+			if (fn)
+				fn(&d, user);
+		}
+		for (i = 0; i < n; i++) {
+			const unsigned char *p = snap + offs[i];
+
+			if (record_problem(rd, &d, head + offs[i], p, pr_get16(p + 6))) {
+				problems++;
+				if (fn)
+					fn(&d, user);
+			}
+		}
+		free(snap);
+		free(offs);
+		return problems;
+	}
+	{
+		/* (C) Pairs with the writer's release store of data_head (B). */
+		uint64_t head = pr_load_acquire(&r->hdr->data_head);
+		uint64_t pos = rd->pos;
+		uint32_t size;
+
+		if (head_check(rd, &d, pos, head)) {
+			if (fn)
+				fn(&d, user);
+			return 1;
+		}
+		while (pos != head) {
+			if (frame_check(rd, &d, pos, head, &size)) {
+				problems++;
+				if (fn)
+					fn(&d, user);
+				break;
+			}
+			ring_get(r, pos, rd->bounce, size);
+			if (record_problem(rd, &d, pos, rd->bounce, size)) {
+				problems++;
+				if (fn)
+					fn(&d, user);
+			}
+			pos += size;
+		}
+	}
+	return problems;
+}
