@@ -4,6 +4,7 @@ lib_libperfring_la_SOURCES = \
 	lib/internal.h \
 	lib/common.c \
 	lib/record.c \
+	lib/registry.c \
 	lib/ring.c
 lib_libperfring_la_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRING_PLUGINSDIR='"$(plugindir)"'
 lib_libperfring_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)

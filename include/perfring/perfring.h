@@ -71,6 +71,8 @@ PERFRING_API void perfring_set_log(perfring_log_fn fn, void *user);
 #define PERFRING_INSIDE_PERFRING_H
 #include <perfring/records.h>
 #include <perfring/ring.h>
+#include <perfring/sideband.h>
+#include <perfring/registry.h>
 #undef PERFRING_INSIDE_PERFRING_H
 
 #endif /* PERFRING_PERFRING_H */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The plugin registry: find, validate and load record-type plugins, then
+ * encode, decode and format records through them.  Plus formatting helpers
+ * for records no plugin claims.
+ *
+ * Search order of perfring_registry_load_default(): the entries of
+ * PERFRING_PLUGIN_PATH (colon-separated directories or plugin files), then
+ * the installed plugins directory (perfring_registry_plugins_dir(), also
+ * `pkg-config --variable=pluginsdir perfring`).  Directories are not
+ * recursed; their entries are loaded in sorted order; *.so and *.la files
+ * are plugins (one per base name: the .so when both exist).  Nothing is
+ * loaded from the current directory unless a path names it.
+ *
+ * Environment:
+ *   PERFRING_PLUGIN_PATH   extra plugin directories or files, searched first
+ *   PERFRING_NO_DLCLOSE    if set (non-empty), never unload plugin modules,
+ *                          so ASan and valgrind can still name their code
+ *
+ * A registry is not thread-safe while it loads; once loaded, finding,
+ * encoding, decoding and formatting may run from any thread.
+ */
+#ifndef PERFRING_REGISTRY_H
+#define PERFRING_REGISTRY_H
+
+#ifndef PERFRING_INSIDE_PERFRING_H
+#error "include <perfring/perfring.h>, not <perfring/registry.h>"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfring_registry;
+struct perfring_plugin;			/* a loaded plugin, owned by its registry */
+struct perfring_plugin_descriptor;	/* <perfring/plugin.h> */
+
+/*
+ * Create an empty registry (flags: 0).  Returns 0, -EINVAL for unknown
+ * flags, -ENOMEM.
+ */
+PERFRING_API int perfring_registry_new(unsigned flags,
+				       struct perfring_registry **out);
+
+/* Unload every plugin (calling fini) and free the registry.  NULL is a no-op. */
+PERFRING_API void perfring_registry_free(struct perfring_registry *reg);
+
+/*
+ * Load one plugin file (.so or .la).  Returns 0, or:
+ *  -ENOENT   the file does not exist
+ *  -ELIBBAD  it cannot be opened as a module, or it has no
+ *            perfring_plugin_descriptor symbol ("not a perfring plugin")
+ *  -EPROTO   its ABI version is not ours (diag names both versions), its
+ *            descriptor is too small or a required field is missing
+ *  -EEXIST   it claims a record type another loaded plugin claims (diag
+ *            names both files); also when the same file is loaded twice
+ *  -ECANCELED its init function failed
+ *  -ENOMEM
+ * On failure nothing is added and diag says why, naming the file.
+ */
+PERFRING_API int perfring_registry_load_file(struct perfring_registry *reg,
+					     const char *path,
+					     struct perfring_diag *diag);
+
+/*
+ * Load every plugin of a directory, sorted by name, not recursing.
+ * Returns the number loaded (0 for a directory without plugins), -ENOENT /
+ * -ENOTDIR / -EACCES if dir cannot be read (diag names it), or the first
+ * error of perfring_registry_load_file (loading stops there).
+ */
+PERFRING_API int perfring_registry_load_dir(struct perfring_registry *reg,
+					    const char *dir,
+					    struct perfring_diag *diag);
+
+/*
+ * Load a colon-separated list of directories and plugin files.  Empty
+ * entries are ignored (they never mean the current directory); a relative
+ * entry is loaded but logged as a warning.  Returns the number loaded or
+ * the first error (as above).
+ */
+PERFRING_API int perfring_registry_load_path(struct perfring_registry *reg,
+					     const char *list,
+					     struct perfring_diag *diag);
+
+/*
+ * PERFRING_PLUGIN_PATH, then the installed plugins directory (skipped
+ * silently when it does not exist).  Returns the number loaded or the
+ * first error.
+ */
+PERFRING_API int perfring_registry_load_default(struct perfring_registry *reg,
+						struct perfring_diag *diag);
+
+/* The installed plugins directory this library was built for. */
+PERFRING_API const char *perfring_registry_plugins_dir(void);
+
+/* The plugin that claims a record type, or NULL (borrowed). */
+PERFRING_API const struct perfring_plugin *
+perfring_registry_find(const struct perfring_registry *reg, uint32_t type);
+
+/* Iterate: number of plugins, and the i-th in load order (borrowed). */
+PERFRING_API size_t perfring_registry_count(const struct perfring_registry *reg);
+PERFRING_API const struct perfring_plugin *
+perfring_registry_plugin_at(const struct perfring_registry *reg, size_t i);
+
+/* What a loaded plugin says about itself (strings borrowed, never NULL). */
+PERFRING_API const char *perfring_plugin_name(const struct perfring_plugin *p);
+PERFRING_API const char *perfring_plugin_version(const struct perfring_plugin *p);
+PERFRING_API const char *perfring_plugin_description(const struct perfring_plugin *p);
+PERFRING_API const char *perfring_plugin_file(const struct perfring_plugin *p);
+/* enum perfring_plugin_kind (<perfring/plugin.h>): 1 record, 2 backend. */
+PERFRING_API int perfring_plugin_kind(const struct perfring_plugin *p);
+/* "record", "backend" or "unknown". */
+PERFRING_API const char *perfring_plugin_kind_name(int kind);
+/* Number of claimed record types; *types (if not NULL) gets the array. */
+PERFRING_API size_t perfring_plugin_types(const struct perfring_plugin *p,
+					  const uint32_t **types);
+/* The plugin ABI version the plugin was built against. */
+PERFRING_API void perfring_plugin_abi(const struct perfring_plugin *p,
+				      unsigned *major, unsigned *minor);
+/* The validated descriptor, for hosts that include <perfring/plugin.h>. */
+PERFRING_API const struct perfring_plugin_descriptor *
+perfring_plugin_borrow_descriptor(const struct perfring_plugin *p);
+
+/*
+ * Calls through the plugin's record table, with the contracts documented
+ * in <perfring/plugin.h> (struct perfring_record_ops).  In addition:
+ * -EOPNOTSUPP if the plugin lacks the operation (e.g. encode) or is not a
+ * record plugin; -EINVAL if type (or the record's type) is not one it
+ * claims, or a pointer argument is NULL.
+ */
+PERFRING_API int perfring_plugin_encode(const struct perfring_plugin *p,
+					const struct perfring_attr *attr,
+					uint32_t type, const void *typed,
+					const struct perfring_sample_id *sid,
+					void *buf, size_t len);
+PERFRING_API int perfring_plugin_decode(const struct perfring_plugin *p,
+					const struct perfring_attr *attr,
+					const void *rec, size_t size,
+					void *typed_out, size_t out_size,
+					struct perfring_sample_id *sid_out,
+					struct perfring_diag *diag);
+PERFRING_API int perfring_plugin_format_text(const struct perfring_plugin *p,
+					     const struct perfring_attr *attr,
+					     const void *rec, size_t size,
+					     char *buf, size_t len);
+PERFRING_API int perfring_plugin_format_json(const struct perfring_plugin *p,
+					     const struct perfring_attr *attr,
+					     const void *rec, size_t size,
+					     char *buf, size_t len);
+
+/* ---- formatting helpers ---------------------------------------------------- */
+
+/*
+ * Bytes as lowercase hex pairs separated by spaces ("04 00 00 00 ..."), for
+ * records that no plugin claims.  snprintf semantics: returns the length
+ * needed (3 * size - 1 for size > 0), buf gets a NUL-terminated, possibly
+ * truncated copy.
+ */
+PERFRING_API int perfring_format_raw_hex(const void *data, size_t size,
+					 char *buf, size_t len);
+
+/*
+ * A JSON string literal, quotes included, for the first n bytes of s (or up
+ * to a NUL).  ", \ and control characters are escaped; bytes that are not
+ * valid UTF-8 become \u00XX.  snprintf semantics.
+ */
+PERFRING_API int perfring_format_json_string(const char *s, size_t n,
+					     char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_REGISTRY_H */

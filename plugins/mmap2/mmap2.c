@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mmap2 plugin: PERF_RECORD_MMAP2 and the older PERF_RECORD_MMAP.
+ *
+ * MMAP2 body: pid, tid (u32), addr, len, pgoff (u64), then maj, min (u32),
+ * ino, ino_generation (u64) -- or, when misc has MMAP_BUILD_ID, build-id
+ * size (u8), 3 reserved bytes and a 20-byte build id -- then prot, flags
+ * (u32) and the filename, NUL-terminated and zero-padded to 8.
+ * MMAP body: pid, tid, addr, len, pgoff, filename.
+ */
+#include <perfring/plugin.h>
+
+#include "plugin-util.h"
+
+#define MMAP_FIXED 40u		/* header .. pgoff */
+#define MMAP2_FIXED 72u		/* header .. flags */
+
+static size_t fixed_size(uint32_t type)
+{
+	return type == PERFRING_RECORD_MMAP2 ? MMAP2_FIXED : MMAP_FIXED;
+}
+
+static int mmap2_encode(const struct perfring_attr *attr, uint32_t type,
+			const void *typed, const struct perfring_sample_id *sid,
+			void *buf, size_t len)
+{
+	const struct perfring_mmap2 *m = typed;
+	size_t n, fixed, body, total;
+	char *p = buf;
+	int ret;
+
+	if (!m || (type != PERFRING_RECORD_MMAP2 && type != PERFRING_RECORD_MMAP))
+		return -EINVAL;
+	if (!m->filename && m->filename_len)
+		return -EINVAL;
+	if (type == PERFRING_RECORD_MMAP2 && (m->misc & PERFRING_MISC_MMAP_BUILD_ID) &&
+	    m->build_id_size > PERFRING_BUILD_ID_SIZE)
+		return -EINVAL;
+	n = m->filename ? strnlen(m->filename, m->filename_len) : 0;
+	fixed = fixed_size(type);
+	/* Checked in steps so that a huge filename_len cannot overflow. */
+	if (n > PERFRING_RECORD_MAX_SIZE)
+		return -EMSGSIZE;
+	body = fixed + PL_ALIGN8(n + 1);
+	total = body + pl_trailer_size(attr);
+	if (total > PERFRING_RECORD_MAX_SIZE)
+		return -EMSGSIZE;
+	if (len < total)
+		return -ENOSPC;
+	pl_put_header(p, type, m->misc, total);
+	pl_put32(p + 8, m->pid);
+	pl_put32(p + 12, m->tid);
+	pl_put64(p + 16, m->addr);
+	pl_put64(p + 24, m->len);
+	pl_put64(p + 32, m->pgoff);
+	if (type == PERFRING_RECORD_MMAP2) {
+		if (m->misc & PERFRING_MISC_MMAP_BUILD_ID) {
+			p[40] = (char)m->build_id_size;
+			memset(p + 41, 0, 3);
+			memcpy(p + 44, m->build_id, PERFRING_BUILD_ID_SIZE);
+		} else {
+			pl_put32(p + 40, m->maj);
+			pl_put32(p + 44, m->min);
+			pl_put64(p + 48, m->ino);
+			pl_put64(p + 56, m->ino_generation);
+		}
+		pl_put32(p + 64, m->prot);
+		pl_put32(p + 68, m->flags);
+	}
+	if (n)
+		memcpy(p + fixed, m->filename, n);
+	memset(p + fixed + n, 0, body - fixed - n);
+	ret = pl_put_trailer(attr, sid, buf, body, total);
+	return ret < 0 ? ret : (int)total;
+}
+
+/* Checks shared by decode and the formatters. */
+static int mmap2_check(const struct perfring_attr *attr, const void *rec, size_t size,
+		       size_t *name_len, struct perfring_sample_id *sid,
+		       struct perfring_diag *diag)
+{
+	const char *r = rec;
+	uint32_t type = pl_get32(r);
+	size_t fixed = fixed_size(type), end;
+	long n;
+	int ret;
+
+	/* Header, fixed body and at least one 8-byte filename slot. */
+	ret = pl_check_record(attr, rec, size, fixed + 8, &end, sid, diag);
+	if (ret < 0)
+		return ret;
+	n = pl_strlen(rec, fixed, end);
+	if (n < 0) {
+		pl_diag(diag, -EBADMSG, fixed,
+			"%s filename is not NUL-terminated within its %zu bytes",
+			type == PERFRING_RECORD_MMAP2 ? "MMAP2" : "MMAP", end - fixed);
+		return -EBADMSG;
+	}
+	if (type == PERFRING_RECORD_MMAP2 &&
+	    (pl_get16(r + 4) & PERFRING_MISC_MMAP_BUILD_ID) &&
+	    (unsigned char)r[40] > PERFRING_BUILD_ID_SIZE) {
+		pl_diag(diag, -EBADMSG, 40, "MMAP2 build-id size %u is larger than %u",
+			(unsigned char)r[40], PERFRING_BUILD_ID_SIZE);
+		return -EBADMSG;
+	}
+	*name_len = (size_t)n;
+	return 0;
+}
+
+static int mmap2_decode(const struct perfring_attr *attr, const void *rec,
+			size_t size, void *typed_out, size_t out_size,
+			struct perfring_sample_id *sid_out,
+			struct perfring_diag *diag)
+{
+	struct perfring_mmap2 *m = typed_out;
+	const char *r = rec;
+	uint32_t type;
+	size_t n;
+	int ret;
+
+	if (out_size < sizeof(*m))
+		return -EINVAL;
+	type = pl_get32(r);
+	if (type != PERFRING_RECORD_MMAP2 && type != PERFRING_RECORD_MMAP)
+		return -EINVAL;
+	ret = mmap2_check(attr, rec, size, &n, sid_out, diag);
+	if (ret < 0)
+		return ret;
+	memset(m, 0, sizeof(*m));
+	m->misc = pl_get16(r + 4);
+	m->pid = pl_get32(r + 8);
+	m->tid = pl_get32(r + 12);
+	m->addr = pl_get64(r + 16);
+	m->len = pl_get64(r + 24);
+	m->pgoff = pl_get64(r + 32);
+	if (type == PERFRING_RECORD_MMAP2) {
+		if (m->misc & PERFRING_MISC_MMAP_BUILD_ID) {
+			m->build_id_size = (uint8_t)r[40];
+			memcpy(m->build_id, r + 44, PERFRING_BUILD_ID_SIZE);
+		} else {
+			m->maj = pl_get32(r + 40);
+			m->min = pl_get32(r + 44);
+			m->ino = pl_get64(r + 48);
+			m->ino_generation = pl_get64(r + 56);
+		}
+		m->prot = pl_get32(r + 64);
+		m->flags = pl_get32(r + 68);
+	}
+	m->filename = r + fixed_size(type);
+	m->filename_len = n;
+	return 0;
+}
+
+static void build_id_hex(const char *r, char out[2 * PERFRING_BUILD_ID_SIZE + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned n = (unsigned char)r[40];
+
+	for (unsigned i = 0; i < n; i++) {
+		out[2 * i] = hex[(unsigned char)r[44 + i] >> 4];
+		out[2 * i + 1] = hex[(unsigned char)r[44 + i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4; MAP_SHARED 1 (Linux values). */
+static void prot_str(uint32_t prot, uint32_t flags, char out[5])
+{
+	out[0] = prot & 1 ? 'r' : '-';
+	out[1] = prot & 2 ? 'w' : '-';
+	out[2] = prot & 4 ? 'x' : '-';
+	out[3] = flags & 1 ? 's' : 'p';
+	out[4] = '\0';
+}
+
+static int mmap2_format_text(const struct perfring_attr *attr, const void *rec,
+			     size_t size, char *buf, size_t len)
+{
+	struct pl_out o = { buf, len, 0 };
+	const char *r = rec;
+	uint32_t type = pl_get32(r);
+	uint16_t misc;
+	char bid[2 * PERFRING_BUILD_ID_SIZE + 1], pr[5];
+	size_t n;
+	int ret = mmap2_check(attr, rec, size, &n, NULL, NULL);
+
+	if (ret < 0)
+		return ret;
+	misc = pl_get16(r + 4);
+	/* As perf report -D prints them. */
+	pl_printf(&o, "%d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64,
+		  (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12),
+		  pl_get64(r + 16), pl_get64(r + 24), pl_get64(r + 32));
+	if (type == PERFRING_RECORD_MMAP) {
+		pl_printf(&o, "]: %c %.*s", misc & PERFRING_MISC_MMAP_DATA ? 'r' : 'x',
+			  (int)n, r + MMAP_FIXED);
+		return pl_done(&o);
+	}
+	prot_str(pl_get32(r + 64), pl_get32(r + 68), pr);
+	if (misc & PERFRING_MISC_MMAP_BUILD_ID) {
+		build_id_hex(r, bid);
+		pl_printf(&o, " <%s>", bid);
+	} else {
+		pl_printf(&o, " %02x:%02x %" PRIu64 " %" PRIu64, pl_get32(r + 40),
+			  pl_get32(r + 44), pl_get64(r + 48), pl_get64(r + 56));
+	}
+	pl_printf(&o, "]: %s %.*s", pr, (int)n, r + MMAP2_FIXED);
+	return pl_done(&o);
+}
+
+static int mmap2_format_json(const struct perfring_attr *attr, const void *rec,
+			     size_t size, char *buf, size_t len)
+{
+	struct pl_out o = { buf, len, 0 };
+	const char *r = rec;
+	uint32_t type = pl_get32(r);
+	char bid[2 * PERFRING_BUILD_ID_SIZE + 1];
+	size_t n;
+	int ret = mmap2_check(attr, rec, size, &n, NULL, NULL);
+
+	if (ret < 0)
+		return ret;
+	pl_printf(&o, "\"pid\":%d,\"tid\":%d,\"addr\":\"0x%" PRIx64 "\",\"len\":%" PRIu64
+		  ",\"pgoff\":%" PRIu64,
+		  (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12),
+		  pl_get64(r + 16), pl_get64(r + 24), pl_get64(r + 32));
+	if (type == PERFRING_RECORD_MMAP2) {
+		if (pl_get16(r + 4) & PERFRING_MISC_MMAP_BUILD_ID) {
+			build_id_hex(r, bid);
+			pl_printf(&o, ",\"build_id\":\"%s\"", bid);
+		} else {
+			pl_printf(&o, ",\"maj\":%u,\"min\":%u,\"ino\":%" PRIu64
+				  ",\"ino_generation\":%" PRIu64,
+				  pl_get32(r + 40), pl_get32(r + 44),
+				  pl_get64(r + 48), pl_get64(r + 56));
+		}
+		pl_printf(&o, ",\"prot\":%u,\"flags\":%u", pl_get32(r + 64),
+			  pl_get32(r + 68));
+	}
+	pl_printf(&o, ",\"filename\":");
+	pl_json_str(&o, r + fixed_size(type), n);
+	return pl_done(&o);
+}
+
+static const uint32_t mmap2_types[] = { PERFRING_RECORD_MMAP, PERFRING_RECORD_MMAP2 };
+
+static const struct perfring_record_ops mmap2_ops = {
+	.struct_size = sizeof(mmap2_ops),
+	.encode = mmap2_encode,
+	.decode = mmap2_decode,
+	.format_text = mmap2_format_text,
+	.format_json = mmap2_format_json,
+};
+
+PERFRING_PLUGIN_DEFINE(
+	.name = "mmap2",
+	.version = PERFRING_VERSION_STRING,
+	.description = "PERF_RECORD_MMAP2 and PERF_RECORD_MMAP (executable mappings)",
+	.kind = PERFRING_PLUGIN_KIND_RECORD,
+	.types = mmap2_types,
+	.n_types = PERFRING_PLUGIN_N(mmap2_types),
+	.record_ops = &mmap2_ops);

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Out-of-tree plugin: install this tree into a temporary DESTDIR, build
+# examples/plugin-switch against the installed headers with pkg-config only,
+# then load it through PERFRING_PLUGIN_PATH: perfring-dump --list-plugins
+# shows it, and switch-test decodes a SWITCH record with it.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+die() { echo "example-plugin.sh: FAIL: $*"; exit 1; }
+
+command -v pkg-config >/dev/null || { echo "example-plugin.sh: no pkg-config"; exit 77; }
+# A recursive make must not inherit the jobserver of the make running us.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -C "$top_builddir" \
+	install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1 ||
+	{ tail -20 "$tmp/install.log"; die "make install DESTDIR failed"; }
+pc=$(find "$tmp/root" -name perfring.pc | head -n 1)
+[ -n "$pc" ] || die "perfring.pc not installed"
+for h in perfring.h plugin.h registry.h sideband.h records.h version.h; do
+	[ -n "$(find "$tmp/root" -path "*/include/perfring/$h")" ] || die "$h not installed"
+done
+export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+libdir=$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=libdir perfring)
+pluginsdir=$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=pluginsdir perfring)
+[ -n "$pluginsdir" ] || die "perfring.pc has no pluginsdir"
+for p in comm mmap2 task; do
+	[ -f "$tmp/root$pluginsdir/$p.so" ] || die "plugin $p not installed in $pluginsdir"
+done
+
+# Build it where a third party would: a copy, outside this tree.  Use the
+# build's sanitizer flags so the program and the installed library agree.
+san=$(sed -n 's/^SAN_CFLAGS = //p' "$top_builddir/Makefile")
+cp -r "$top_srcdir/examples/plugin-switch" "$tmp/src"
+chmod -R u+w "$tmp/src"
+${MAKE:-make} -s -C "$tmp/src" CFLAGS="-g -O1 -Wall -Wextra -Werror $san" \
+	LDFLAGS="$san" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; die "example build failed"; }
+syms=$(nm -D --defined-only "$tmp/src/switch.so" | awk '{print $NF}')
+[ "$syms" = "perfring_plugin_descriptor" ] || die "switch.so exports: $syms"
+
+# perfring-dump (from the build tree) lists it next to the built plugins.
+PERFRING_PLUGIN_PATH="$tmp/src" "$top_builddir/tools/perfring-dump" --list-plugins \
+	>"$tmp/list" 2>&1 || { cat "$tmp/list"; die "--list-plugins failed"; }
+cat "$tmp/list"
+awk -v f="$tmp/src/switch.so" '$1 == "switch" && $2 == "record" && $3 == "SWITCH" &&
+	$4 == "1.0" && $5 == f { ok = 1 } END { exit !ok }' "$tmp/list" ||
+	die "switch plugin not listed"
+
+# The installed library loads it (and the installed plugins) and decodes.
+LD_LIBRARY_PATH="$tmp/root$libdir" PERFRING_PLUGIN_PATH="$tmp/src:$tmp/root$pluginsdir" \
+	PERFRING_NO_DLCLOSE=1 "$tmp/src/switch-test" >"$tmp/out" 2>&1 ||
+	{ cat "$tmp/out"; die "switch-test failed"; }
+cat "$tmp/out"
+grep -q "^SWITCH OUT preempt pid 7 tid 8 time 1000 cpu 1$" "$tmp/out" || die "wrong decode"
+grep -q '^{"out":true,"preempt":true}$' "$tmp/out" || die "wrong JSON"
+echo "example-plugin.sh: out-of-tree plugin built, listed and used"

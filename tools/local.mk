@@ -1,0 +1,14 @@
+# Command-line tools.  PERFRING_BUILD_DIR / PERFRING_BUILD_PLUGINS_PATH let a
+# tool run from the build tree find the just-built plugins (only when its
+# executable lives under the build directory; see tools/tool-common.c).
+TOOL_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
+	-DPERFRING_BUILD_DIR='"$(abs_top_builddir)"' \
+	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH)"'
+TOOL_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+TOOL_LDADD = lib/libperfring.la $(GLIB_LIBS)
+
+bin_PROGRAMS += tools/perfring-dump
+tools_perfring_dump_SOURCES = tools/perfring-dump.c tools/tool-common.c tools/tool-common.h
+tools_perfring_dump_CPPFLAGS = $(TOOL_CPPFLAGS)
+tools_perfring_dump_CFLAGS = $(TOOL_CFLAGS)
+tools_perfring_dump_LDADD = $(TOOL_LDADD)

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <perfring/plugin.h>
+
+#include "tool-common.h"
+
+static const char *prog_name = "perfring";
+
+void tool_init(const char *prog)
+{
+	prog_name = prog;
+	g_set_prgname(prog);
+}
+
+void tool_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void tool_error_diag(const struct perfring_diag *d)
+{
+	char buf[1024];
+
+	tool_error("%s", perfring_diag_format(d, buf, sizeof(buf)));
+}
+
+void tool_print_version(void)
+{
+	printf("%s (libperfring) %s\n", prog_name, perfring_version_string());
+	printf("plugin ABI %d.%d\n", PERFRING_PLUGIN_ABI_MAJOR, PERFRING_PLUGIN_ABI_MINOR);
+	if (strcmp(perfring_version_string(), PERFRING_VERSION_STRING) != 0)
+		printf("built with libperfring %s headers\n", PERFRING_VERSION_STRING);
+}
+
+bool tool_uninstalled(void)
+{
+#ifdef PERFRING_BUILD_DIR
+	char *exe = g_file_read_link("/proc/self/exe", NULL);
+	size_t n = strlen(PERFRING_BUILD_DIR);
+	bool ret;
+
+	if (!exe)
+		return false;
+	ret = strncmp(exe, PERFRING_BUILD_DIR, n) == 0 && exe[n] == '/';
+	g_free(exe);
+	return ret;
+#else
+	return false;
+#endif
+}
+
+int tool_load_plugins(struct perfring_registry **out)
+{
+	struct perfring_registry *reg;
+	struct perfring_diag diag = { 0 };
+	struct stat st;
+	const char *sys = perfring_registry_plugins_dir();
+	int ret;
+
+	*out = NULL;
+	ret = perfring_registry_new(0, &reg);
+	if (ret < 0) {
+		tool_error("cannot create the plugin registry: %s", strerror(-ret));
+		return ret;
+	}
+	ret = perfring_registry_load_path(reg, g_getenv("PERFRING_PLUGIN_PATH"), &diag);
+#ifdef PERFRING_BUILD_PLUGINS_PATH
+	/*
+	 * Uninstalled: the just-built plugins, never an installed (older)
+	 * copy, which would claim the same record types.
+	 */
+	if (ret >= 0 && tool_uninstalled())
+		ret = perfring_registry_load_path(reg, PERFRING_BUILD_PLUGINS_PATH, &diag);
+	else
+#endif
+	if (ret >= 0 && stat(sys, &st) == 0 && S_ISDIR(st.st_mode))
+		ret = perfring_registry_load_dir(reg, sys, &diag);
+	if (ret < 0) {
+		tool_error_diag(&diag);
+		perfring_registry_free(reg);
+		return ret;
+	}
+	*out = reg;
+	return 0;
+}
+
+void tool_list_plugins(const struct perfring_registry *reg)
+{
+	size_t n = perfring_registry_count(reg);
+
+	printf("%-10s %-8s %-24s %-5s %s\n", "NAME", "KIND", "TYPES", "ABI", "FILE");
+	for (size_t i = 0; i < n; i++) {
+		const struct perfring_plugin *p = perfring_registry_plugin_at(reg, i);
+		GString *types = g_string_new(NULL);
+		const uint32_t *t;
+		size_t nt = perfring_plugin_types(p, &t);
+		unsigned maj, min;
+		char abi[32];
+
+		for (size_t j = 0; j < nt; j++) {
+			const char *name = perfring_record_type_name(t[j]);
+
+			if (j)
+				g_string_append_c(types, ',');
+			if (name)
+				g_string_append(types, name);
+			else
+				g_string_append_printf(types, "%u", t[j]);
+		}
+		if (!nt)
+			g_string_append(types, "-");
+		perfring_plugin_abi(p, &maj, &min);
+		snprintf(abi, sizeof(abi), "%u.%u", maj, min);
+		printf("%-10s %-8s %-24s %-5s %s\n", perfring_plugin_name(p),
+		       perfring_plugin_kind_name(perfring_plugin_kind(p)), types->str,
+		       abi, perfring_plugin_file(p));
+		g_string_free(types, TRUE);
+	}
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Shared by the perfring-* tools: exit codes, messages, plugin loading. */
+#ifndef PERFRING_TOOL_COMMON_H
+#define PERFRING_TOOL_COMMON_H
+
+#include <stdbool.h>
+
+#include <glib.h>
+#include <perfring/perfring.h>
+
+/* Exit codes of every tool. */
+#define TOOL_EXIT_OK 0
+#define TOOL_EXIT_PROBLEMS 1	/* the input has problems (--check, ...) */
+#define TOOL_EXIT_USAGE 2	/* bad usage or unreadable input */
+
+/* Set once in main: the program name used in messages. */
+void tool_init(const char *prog);
+
+/* "PROG: MSG" on stderr. */
+void tool_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+/* "PROG: FILE: offset 0x...: MSG" from a diagnostic. */
+void tool_error_diag(const struct perfring_diag *d);
+
+/* The --version text: tool, library version, plugin ABI. */
+void tool_print_version(void);
+
+/*
+ * True when this program runs from the build tree (its executable lives
+ * under the build directory it was compiled in).
+ */
+bool tool_uninstalled(void);
+
+/*
+ * Load plugins: PERFRING_PLUGIN_PATH, then the build tree's plugin
+ * directories when running uninstalled, else the installed plugins
+ * directory.  On failure prints the error and returns a negative errno.
+ */
+int tool_load_plugins(struct perfring_registry **out);
+
+/*
+ * Print one line per plugin: name, kind, types (perf names), plugin ABI,
+ * file, with a header line.
+ */
+void tool_list_plugins(const struct perfring_registry *reg);
+
+#endif
