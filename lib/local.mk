@@ -3,12 +3,16 @@ lib_libperfring_la_SOURCES = \
 	lib/barrier.h \
 	lib/internal.h \
 	lib/common.c \
+	lib/perfdata.c \
+	lib/perfdata-features.c \
+	lib/perfdata-private.h \
+	lib/perfdata-swap.c \
 	lib/record.c \
 	lib/registry.c \
 	lib/ring.c
 lib_libperfring_la_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRING_PLUGINSDIR='"$(plugindir)"'
-lib_libperfring_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
-lib_libperfring_la_LIBADD = $(GLIB_LIBS)
+lib_libperfring_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(ZSTD_CFLAGS)
+lib_libperfring_la_LIBADD = $(GLIB_LIBS) $(ZSTD_LIBS)
 lib_libperfring_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(PERFRING_LT_VERSION) \
 	-no-undefined -Wl,--version-script=$(srcdir)/lib/libperfring.sym
 EXTRA_lib_libperfring_la_DEPENDENCIES = lib/libperfring.sym

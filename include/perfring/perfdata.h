@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * perf.data reader: file mode and pipe mode, every perf version from 3.x on,
+ * either byte order, PERF_RECORD_COMPRESSED (zstd), feature sections.
+ *
+ * The reader streams: it keeps a fixed window of the input (1 MiB by
+ * default) and returns records in place, so memory does not grow with the
+ * file.  Every size and offset in the input is bounds-checked; a problem
+ * ends the iteration with a negative errno and a diagnostic naming the file
+ * and the byte offset.  Records before the damage are returned first.
+ *
+ * A reader object is not thread-safe; use one per thread.
+ */
+#ifndef PERFRING_PERFDATA_H
+#define PERFRING_PERFDATA_H
+
+#ifndef PERFRING_INSIDE_PERFRING_H
+#error "include <perfring/perfring.h>, not <perfring/perfdata.h>"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfring_perfdata;
+
+/*
+ * Options for perfring_perfdata_open*().  Fields are only ever appended;
+ * set .size = sizeof(struct perfring_perfdata_opts) (PERFRING_PERFDATA_OPTS
+ * does it).  A caller compiled against a newer header that sets fields this
+ * library does not know is refused with -EINVAL.
+ */
+struct perfring_perfdata_opts {
+	size_t size;		/* sizeof(struct perfring_perfdata_opts) */
+	size_t window;		/* read window in bytes; 0 = 1 MiB, min 128 KiB */
+	const char *name;	/* name used in diagnostics (default: the path,
+				 * "-" for stdin, "fd N" for open_fd) */
+};
+
+#define PERFRING_PERFDATA_OPTS(NAME, ...)					\
+	struct perfring_perfdata_opts NAME = {					\
+		.size = sizeof(struct perfring_perfdata_opts), __VA_ARGS__	\
+	}
+
+/*
+ * Open a perf.data file ("-" = standard input) and read its header, attrs
+ * and ids (file mode: also the feature table and EVENT_DESC).  Pipe-mode
+ * data (16-byte header) is recognised in a regular file as well as in a
+ * pipe; file-mode data needs a seekable input.
+ *
+ * opts and diag may be NULL.  Returns 0 and *out, or:
+ *  -ENOENT/-EACCES/... from open(2), -EIO on a read error,
+ *  -EBADMSG if the input is not a perf.data (bad magic, header, attr or id
+ *   section; diag says where), -ESPIPE for file-mode data on a pipe,
+ *  -ENOMEM, -EINVAL for bad arguments.
+ */
+PERFRING_API int perfring_perfdata_open(const char *path,
+					const struct perfring_perfdata_opts *opts,
+					struct perfring_diag *diag,
+					struct perfring_perfdata **out);
+
+/* Same on an open descriptor positioned at the start of the data.  The fd
+ * is not closed by perfring_perfdata_close(). */
+PERFRING_API int perfring_perfdata_open_fd(int fd,
+					   const struct perfring_perfdata_opts *opts,
+					   struct perfring_diag *diag,
+					   struct perfring_perfdata **out);
+
+/* Free everything (and close the file if _open opened it).  NULL is fine. */
+PERFRING_API void perfring_perfdata_close(struct perfring_perfdata *pd);
+
+/* 1 for pipe-mode data, 0 for file mode. */
+PERFRING_API int perfring_perfdata_is_pipe(const struct perfring_perfdata *pd);
+/* 1 if the data was written on a machine of the other byte order. */
+PERFRING_API int perfring_perfdata_needs_swap(const struct perfring_perfdata *pd);
+
+/* File-mode header facts (zeros in pipe mode except header_size = 16). */
+struct perfring_perfdata_header {
+	uint64_t header_size;	/* 104, or 72 for the old format, 16 for pipes */
+	uint64_t attr_size;	/* one attr entry in the attr section */
+	uint64_t attrs_offset, attrs_size;
+	uint64_t data_offset, data_size;
+	uint64_t features[4];	/* feature bitmap, native order */
+};
+PERFRING_API const struct perfring_perfdata_header *
+perfring_perfdata_header(const struct perfring_perfdata *pd);
+
+/*
+ * Attrs (events).  In pipe mode the list grows while records are read
+ * (HEADER_ATTR records).  The attr is copied up to the 136 bytes this
+ * library knows; attr->size keeps the value of the file (0 means VER0).
+ */
+PERFRING_API size_t perfring_perfdata_nr_attrs(const struct perfring_perfdata *pd);
+
+/*
+ * Borrow attr idx: its attr, its ids and its name (from EVENT_DESC or an
+ * EVENT_UPDATE NAME record; NULL if none was seen).  Any out pointer may be
+ * NULL.  Pointers stay valid until perfring_perfdata_close().
+ * Returns 0 or -ENOENT if idx is out of range.
+ */
+PERFRING_API int perfring_perfdata_attr(const struct perfring_perfdata *pd,
+					size_t idx,
+					const struct perfring_attr **attr,
+					const uint64_t **ids, size_t *nr_ids,
+					const char **name);
+
+/* The attr index that owns sample id `id`, or -ENOENT. */
+PERFRING_API int perfring_perfdata_attr_by_id(const struct perfring_perfdata *pd,
+					      uint64_t id);
+
+/* ---- records ------------------------------------------------------------ */
+
+#define PERFRING_PERFDATA_REC_COMPRESSED 0x1u	/* came out of a COMPRESSED record */
+#define PERFRING_PERFDATA_REC_ID	 0x2u	/* `id` holds the record's sample id */
+#define PERFRING_PERFDATA_REC_UNKNOWN_ID 0x4u	/* that id is in no attr's ids;
+						 * attr defaulted to attr 0 */
+#define PERFRING_PERFDATA_REC_SWAPPED	 0x8u	/* byte-swapped from the file */
+
+struct perfring_perfdata_record {
+	/* The whole record (header included), in native byte order, 8-byte
+	 * aligned.  Valid until the next perfring_perfdata_next() call. */
+	const struct perfring_event_header *header;
+	uint32_t type;
+	uint32_t size;		/* header->size */
+	/* File offset of the record; for a record that came out of a
+	 * COMPRESSED record: the file offset of that COMPRESSED record, and
+	 * inner_offset is its offset in the decompressed stream. */
+	uint64_t offset;
+	uint64_t inner_offset;
+	/* Bytes that follow the record in the stream without being counted in
+	 * its size (AUXTRACE data, HEADER_TRACING_DATA); skipped. */
+	uint64_t extra_size;
+	/* The attr the record belongs to (resolved by sample id for SAMPLE and,
+	 * with sample_id_all, by trailer id for other kernel records; the first
+	 * attr otherwise).  -1 / NULL for perf-tool records (type >= 64) and
+	 * when no attr is known. */
+	int attr_idx;
+	const struct perfring_attr *attr;
+	uint64_t id;
+	uint32_t flags;		/* PERFRING_PERFDATA_REC_* */
+};
+
+/*
+ * Read the next record.  Returns 1 and *rec, 0 at the end of the data, or a
+ * negative errno: -EBADMSG for malformed or truncated input (diag names the
+ * file and byte offset), -EIO, -ENOMEM, -ENOTSUP for a COMPRESSED record
+ * when the library was built without zstd.  Errors are sticky: later calls
+ * return the same error (and fill diag again).
+ *
+ * Unknown record types are returned (and counted) like the others; only
+ * their header is byte-swapped.  COMPRESSED records are returned, then the
+ * records they contain (flag PERFRING_PERFDATA_REC_COMPRESSED).  In pipe
+ * mode HEADER_ATTR records add attrs and HEADER_FEATURE records add
+ * features as they pass.
+ */
+PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,
+					struct perfring_perfdata_record *rec,
+					struct perfring_diag *diag);
+
+/* ---- statistics ------------------------------------------------------- */
+
+#define PERFRING_PERFDATA_STATS_TYPES 128
+
+/*
+ * Counts of the records returned so far, as `perf report -D` counts them in
+ * "Aggregated stats": every record once, COMPRESSED records and the records
+ * inside them alike, user-type records (ATTR, FEATURE, FINISHED_ROUND, ...)
+ * included.
+ */
+struct perfring_perfdata_stats {
+	uint64_t total;
+	uint64_t by_type[PERFRING_PERFDATA_STATS_TYPES];
+	uint64_t other;		/* types >= PERFRING_PERFDATA_STATS_TYPES */
+	uint64_t from_compressed; /* records that came out of COMPRESSED ones */
+	uint64_t unknown_id;	/* records whose sample id matched no attr */
+	uint64_t bytes;		/* sum of record sizes (+ extra_size) */
+};
+PERFRING_API const struct perfring_perfdata_stats *
+perfring_perfdata_get_stats(const struct perfring_perfdata *pd);
+
+/* ---- features ----------------------------------------------------------- */
+
+/* Feature ids (HEADER_* in perf's header.h). */
+enum perfring_feature {
+	PERFRING_FEAT_TRACING_DATA = 1,
+	PERFRING_FEAT_BUILD_ID = 2,
+	PERFRING_FEAT_HOSTNAME = 3,
+	PERFRING_FEAT_OSRELEASE = 4,
+	PERFRING_FEAT_VERSION = 5,
+	PERFRING_FEAT_ARCH = 6,
+	PERFRING_FEAT_NRCPUS = 7,
+	PERFRING_FEAT_CPUDESC = 8,
+	PERFRING_FEAT_CPUID = 9,
+	PERFRING_FEAT_TOTAL_MEM = 10,
+	PERFRING_FEAT_CMDLINE = 11,
+	PERFRING_FEAT_EVENT_DESC = 12,
+	PERFRING_FEAT_CPU_TOPOLOGY = 13,
+	PERFRING_FEAT_NUMA_TOPOLOGY = 14,
+	PERFRING_FEAT_BRANCH_STACK = 15,
+	PERFRING_FEAT_PMU_MAPPINGS = 16,
+	PERFRING_FEAT_GROUP_DESC = 17,
+	PERFRING_FEAT_AUXTRACE = 18,
+	PERFRING_FEAT_STAT = 19,
+	PERFRING_FEAT_CACHE = 20,
+	PERFRING_FEAT_SAMPLE_TIME = 21,
+	PERFRING_FEAT_MEM_TOPOLOGY = 22,
+	PERFRING_FEAT_CLOCKID = 23,
+	PERFRING_FEAT_DIR_FORMAT = 24,
+	PERFRING_FEAT_BPF_PROG_INFO = 25,
+	PERFRING_FEAT_BPF_BTF = 26,
+	PERFRING_FEAT_COMPRESSED = 27,
+	PERFRING_FEAT_CPU_PMU_CAPS = 28,
+	PERFRING_FEAT_CLOCK_DATA = 29,
+	PERFRING_FEAT_HYBRID_TOPOLOGY = 30,
+	PERFRING_FEAT_PMU_CAPS = 31,
+	PERFRING_FEAT_CPU_DOMAIN_INFO = 32,	/* end marker in perf <= 6.16 */
+};
+
+/* perf's name of a feature ("HOSTNAME"), or NULL if unknown. */
+PERFRING_API const char *perfring_perfdata_feature_name(uint32_t id);
+
+struct perfring_perfdata_feature {
+	uint32_t id;
+	const char *name;	/* NULL for ids this library does not know */
+	const void *data;	/* payload as in the file (file byte order) */
+	uint64_t size;
+	uint64_t offset;	/* file offset of the payload (pipe mode: of the
+				 * HEADER_FEATURE record) */
+};
+
+/*
+ * Number of features known so far: file mode, the sections of the feature
+ * table (in id order); pipe mode, the HEADER_FEATURE records read so far
+ * (a later record with the same id replaces the earlier one).
+ */
+PERFRING_API size_t perfring_perfdata_nr_features(const struct perfring_perfdata *pd);
+
+/*
+ * Feature number idx (0 .. nr_features-1), its payload loaded.  The payload
+ * stays valid until the next call of this function or close.  Returns 0,
+ * -ENOENT (idx out of range), -EBADMSG (the section lies outside the file;
+ * diag says where), -EIO, -ENOMEM, -EFBIG (payload > 1 GiB).
+ */
+PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, size_t idx,
+					   struct perfring_perfdata_feature *f,
+					   struct perfring_diag *diag);
+
+/*
+ * Render a feature as text lines ("hostname : vm\n", ...) into buf, like
+ * `perf report --header-only` without its "# " prefixes.  Known layouts are
+ * decoded (HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
+ * TOTAL_MEM, CMDLINE, EVENT_DESC, BUILD_ID, CLOCKID, COMPRESSED, SAMPLE_TIME,
+ * PMU_MAPPINGS, GROUP_DESC, CLOCK_DATA), others as "NAME: N bytes".  A
+ * payload that does not parse is reported as such in the text.
+ * Returns the length of the full text (like snprintf: if >= len, the
+ * output was truncated), or -EINVAL.
+ */
+PERFRING_API int perfring_perfdata_feature_format(const struct perfring_perfdata *pd,
+						  const struct perfring_perfdata_feature *f,
+						  char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_PERFDATA_H */
