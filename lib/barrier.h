@@ -81,6 +81,11 @@ static inline uint64_t pr_fetch_add(uint64_t *p, uint64_t v)
  * orders its claim of space before the bytes it writes there (release), the
  * reader orders its copy of the bytes before re-reading the claim (acquire).
  */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wtsan"	/* TSan does not model fences */
+#endif
 static inline void pr_fence_release(void)
 {
 	atomic_thread_fence(memory_order_release);
@@ -90,6 +95,9 @@ static inline void pr_fence_acquire(void)
 {
 	atomic_thread_fence(memory_order_acquire);
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /*
  * Compiler-only barrier: orders this thread's accesses against a signal

@@ -256,48 +256,6 @@ static uint32_t sys_page_size(void)
 	return p >= 4096 ? (uint32_t)p : 4096u;
 }
 
-/* The sample_id_all trailer, in the kernel's order.  Async-signal-safe. */
-static size_t trailer_size(uint64_t st)
-{
-	return 8u * (size_t)(!!(st & PERFRING_SAMPLE_TID) + !!(st & PERFRING_SAMPLE_TIME) +
-			     !!(st & PERFRING_SAMPLE_ID) + !!(st & PERFRING_SAMPLE_STREAM_ID) +
-			     !!(st & PERFRING_SAMPLE_CPU) + !!(st & PERFRING_SAMPLE_IDENTIFIER));
-}
-
-static size_t trailer_encode(uint64_t st, const struct perfring_sample_id *s,
-			     unsigned char *p)
-{
-	unsigned char *q = p;
-
-	if (st & PERFRING_SAMPLE_TID) {
-		pr_put32(q, s->pid);
-		pr_put32(q + 4, s->tid);
-		q += 8;
-	}
-	if (st & PERFRING_SAMPLE_TIME) {
-		pr_put64(q, s->time);
-		q += 8;
-	}
-	if (st & PERFRING_SAMPLE_ID) {
-		pr_put64(q, s->id);
-		q += 8;
-	}
-	if (st & PERFRING_SAMPLE_STREAM_ID) {
-		pr_put64(q, s->stream_id);
-		q += 8;
-	}
-	if (st & PERFRING_SAMPLE_CPU) {
-		pr_put32(q, s->cpu);
-		pr_put32(q + 4, s->res);
-		q += 8;
-	}
-	if (st & PERFRING_SAMPLE_IDENTIFIER) {
-		pr_put64(q, s->identifier);
-		q += 8;
-	}
-	return (size_t)(q - p);
-}
-
 static uint64_t attr_trailer_bits(const struct perfring_attr *a)
 {
 	if (!a || !(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
@@ -366,7 +324,7 @@ done:
 	/* What LOST records look like: event 0's id and trailer. */
 	r->lost_sample_type = n ? attr_trailer_bits(&r->events[0].attr) : 0;
 	r->lost_id = n && r->events[0].nr_ids ? r->events[0].ids[0] : 0;
-	r->lost_size = PR_LOST_BODY + (uint32_t)trailer_size(r->lost_sample_type);
+	r->lost_size = PR_LOST_BODY + (uint32_t)perfring_sample_id_size(r->lost_sample_type);
 	return 0;
 }
 
@@ -575,6 +533,8 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 fail:
 	if (fd >= 0)
 		close(fd);
+	if (o.backing == PERFRING_RING_FILE && (fd >= 0 || r->fd >= 0))
+		unlink(o.path);	/* we created (or truncated) it */
 	perfring_ring_close(r);
 	return err;
 }
@@ -693,7 +653,7 @@ static int parse_descriptor(struct perfring_ring *r, const unsigned char *buf, u
 	}
 	r->lost_sample_type = r->nr_events ? attr_trailer_bits(&r->events[0].attr) : 0;
 	r->lost_id = r->nr_events && r->events[0].nr_ids ? r->events[0].ids[0] : 0;
-	r->lost_size = PR_LOST_BODY + (uint32_t)trailer_size(r->lost_sample_type);
+	r->lost_size = PR_LOST_BODY + (uint32_t)perfring_sample_id_size(r->lost_sample_type);
 	return 0;
 }
 
@@ -1056,12 +1016,17 @@ again:
 	}
 }
 
-/* Write the pending LOST record at pos (lost_size bytes). */
+/*
+ * Write the pending LOST record at pos (lost_size bytes), with event 0's
+ * trailer.  perfring_lost_encode is async-signal-safe (no allocation, no
+ * errno); clock_gettime is too, and errno is kept whatever it does.
+ */
 static void put_lost(struct perfring_ring *r, uint64_t pos, uint64_t count)
 {
 	unsigned char rec[PR_LOST_BODY + 48];
-	struct perfring_event_header h = { PERFRING_RECORD_LOST, 0, (uint16_t)r->lost_size };
+	struct perfring_lost l = { r->lost_id, count };
 	struct perfring_sample_id sid;
+	int n;
 
 	memset(&sid, 0, sizeof(sid));
 	if (r->has_lost_sid)
@@ -1070,16 +1035,19 @@ static void put_lost(struct perfring_ring *r, uint64_t pos, uint64_t count)
 		sid.id = sid.identifier = r->lost_id;
 	if (r->lost_sample_type & PERFRING_SAMPLE_TIME) {
 		struct timespec ts;
-		int saved = errno;	/* the write path never changes errno */
+		int saved = errno;
 
 		if (clock_gettime(r->clockid, &ts) == 0)
 			sid.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 		errno = saved;
 	}
-	memcpy(rec, &h, 8);
-	pr_put64(rec + 8, r->lost_id);
-	pr_put64(rec + 16, count);
-	trailer_encode(r->lost_sample_type, &sid, rec + PR_LOST_BODY);
+	n = perfring_lost_encode(r->nr_events ? &r->events[0].attr : NULL, &l, &sid, rec,
+				 sizeof(rec));
+	if (n != (int)r->lost_size) {
+		/* cannot happen: lost_size was computed from the same attr */
+		put_pad(r, pos, r->lost_size);
+		return;
+	}
 	ring_put(r, pos, rec, r->lost_size);
 }
 
@@ -1586,27 +1554,31 @@ PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
 		*st = rd->st;
 }
 
-/* Per-record problems (do not stop the walk).  Returns 1 if one was found. */
+/*
+ * Per-record problems (they do not stop the walk): a body shorter than the
+ * type's fixed part plus the sample_id_all trailer event 0's attr implies,
+ * or a type in the kernel's range that perf does not know.  Returns 1 if
+ * one was found.
+ */
 static int record_problem(struct perfring_reader *rd, struct perfring_diag *d, uint64_t pos,
 			  const unsigned char *rec, uint32_t size)
 {
 	const struct perfring_ring *r = rd->r;
 	uint32_t type = pr_get32(rec);
 	const struct perfring_attr *a = perfring_ring_attr_for_id(r, 0);
-	size_t tr = type == PERFRING_RECORD_SAMPLE ? 0 : trailer_size(attr_trailer_bits(a));
-	size_t min = 8;
+	size_t min, tr;
 
 	if (type == PERFRING_RECORD_PAD)
 		return 0;
-	if (type == PERFRING_RECORD_LOST)
-		min = PR_LOST_BODY;
 	if (type >= PERFRING_RECORD_KERNEL_MAX && type < PERFRING_RECORD_HEADER_ATTR) {
 		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
 			    "unknown kernel record type %" PRIu32 " at ring position 0x%" PRIx64,
 			    type, pos);
 		return 1;
 	}
-	if (type < PERFRING_RECORD_KERNEL_MAX && size < min + tr) {
+	min = perfring_record_min_size(type);
+	tr = type < PERFRING_RECORD_KERNEL_MAX ? perfring_record_trailer_size(a, type) : 0;
+	if (size < min + tr) {
 		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
 			    "record of type %" PRIu32 " has %" PRIu32 " bytes, needs at least %zu (body %zu + trailer %zu) at ring position 0x%" PRIx64,
 			    type, size, min + tr, min, tr, pos);

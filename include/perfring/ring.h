@@ -113,8 +113,12 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *opts,
  * Attach to an existing memfd or file ring, from any process, as reader,
  * writer or both.  The descriptor is validated first: an unknown magic or
  * format version, or any inconsistency (sizes, offsets, attr sizes, file too
- * short) gives -EBADMSG / -EPROTO with diag filled.  Only one writer may use
- * a ring at a time.  open_fd duplicates fd; the caller keeps its own.
+ * short) gives -EBADMSG / -EPROTO with diag filled (file name and the byte
+ * offset of the offending field).  -EACCES: WRITE asked of a read-only fd.
+ * Only one writer may use a ring at a time (not enforced); a writer that
+ * attaches after another one died discards (normal mode) or pads
+ * (overwrite mode) what the dead writer left uncommitted.  open_fd
+ * duplicates fd; the caller keeps its own.
  */
 PERFRING_API int perfring_ring_open(const char *path, unsigned mode,
 				    struct perfring_diag *diag,
@@ -232,9 +236,13 @@ PERFRING_API void perfring_reader_free(struct perfring_reader *rd);
  * now; -EBADMSG when the ring is corrupt (head behind tail or more than
  * data_size ahead, a size below 8, unaligned, or past the published head):
  * perfring_reader_diag says what and where, and every later call returns the
- * same error.  rec->hdr stays valid until the next call.  Pad records
- * (aborted reservations) are skipped.  Overwrite rings are read from the
- * oldest record still intact to the newest.
+ * same error.  rec->hdr stays valid until the next call; it points to the
+ * reader's own copy of the record, never into the ring, so a producer that
+ * rewrites the ring cannot change a record after it was checked.  Pad
+ * records (aborted reservations) are skipped.  Overwrite rings are read
+ * from the oldest record still intact to the newest: each snapshot of the
+ * window is returned whole, then 0, and the next call takes a new snapshot
+ * that returns only records newer than the last one returned.
  */
 PERFRING_API int perfring_reader_next(struct perfring_reader *rd,
 				      struct perfring_record *rec);
