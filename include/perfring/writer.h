@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * perf.data writer: file mode (seekable output, header + attrs + ids + data
+ * + feature sections) and pipe mode (`perf record -o -` stream), written for
+ * perf 6.1 and newer readers.
+ *
+ * Records come from one or more sources (rings, CPUs, threads...).  Each
+ * source must be fed in its own time order; the writer merges the sources by
+ * time through a bounded window and emits FINISHED_ROUND records so that
+ * `perf report` can sort with bounded memory.  Memory stays flat however
+ * large the input is (window_bytes plus a write buffer).
+ *
+ * A path output is written under a temporary name (PATH.tmp.XXXXXX, same
+ * directory) and renamed into place by a successful perfring_writer_close();
+ * on any failure, or perfring_writer_abort(), the temporary file is removed
+ * and PATH is left untouched.
+ *
+ * A writer is not thread-safe: use it from one thread at a time.
+ */
+#ifndef PERFRING_WRITER_H
+#define PERFRING_WRITER_H
+
+#ifndef PERFRING_INSIDE_PERFRING_H
+#error "include <perfring/perfring.h>, not <perfring/writer.h>"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfring_writer;
+
+/* What to do about kernel maps for events that do not exclude the kernel. */
+enum perfring_writer_kmap {
+	/*
+	 * Default: write the `[kernel.kallsyms]_text` MMAP (pid -1, misc
+	 * KERNEL, start = pgoff = address of _text) read from /proc/kallsyms;
+	 * if that is not readable, set exclude_kernel in the written attrs
+	 * (and log a warning saying so), so that perf report does not warn
+	 * about missing kernel maps.
+	 */
+	PERFRING_WRITER_KMAP_AUTO = 0,
+	/* Always set exclude_kernel in the written attrs, no kernel MMAP. */
+	PERFRING_WRITER_KMAP_EXCLUDE = 1,
+	/* Write the attrs as given and no kernel MMAP. */
+	PERFRING_WRITER_KMAP_NONE = 2,
+};
+
+/*
+ * Options.  Fields are only ever appended; `sz` must be set to the size of
+ * the structure the caller was compiled with (use PERFRING_WRITER_OPTS).
+ * A zero field means "the default".
+ */
+struct perfring_writer_opts {
+	size_t sz;
+	/* Output path; "-" means standard output in pipe mode.  If NULL, fd. */
+	const char *path;
+	/* Output fd when path is NULL (the caller keeps and closes it). */
+	int fd;
+	/* Write the pipe format (also chosen for "-" and unseekable fds). */
+	int pipe_mode;
+	/* Keep record types perf 6.1 refuses instead of dropping them. */
+	int keep_unknown;
+	enum perfring_writer_kmap kmap;
+	/* Feature overrides (NULL: from uname(2) / the library version). */
+	const char *hostname;
+	const char *osrelease;
+	const char *arch;
+	const char *version;
+	/* CMDLINE feature (argc == 0: /proc/self/cmdline). */
+	int argc;
+	const char *const *argv;
+	/* Merge window in bytes of queued records (0: 64 MiB; min 64 KiB). */
+	size_t window_bytes;
+	/* Data bytes between FINISHED_ROUND records (0: 4 MiB). */
+	size_t round_bytes;
+	/* Where to read _text (NULL: /proc/kallsyms). */
+	const char *kallsyms_path;
+};
+
+#define PERFRING_WRITER_OPTS(name, ...)					\
+	struct perfring_writer_opts name = {				\
+		.sz = sizeof(struct perfring_writer_opts),		\
+		__VA_ARGS__						\
+	}
+
+/*
+ * Open a writer.  Nothing is written to the output before the first record
+ * (or close), so events can be added first.
+ * Returns 0 and *out; -EINVAL (bad options, or opts->sz larger than the
+ * library knows with unknown non-zero fields), -ENOMEM, or the -errno of
+ * creating the temporary file (diag names the file).
+ */
+PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
+				      struct perfring_diag *diag,
+				      struct perfring_writer **out);
+
+/*
+ * Declare an event (perf_event_attr + its sample ids + a name for the
+ * EVENT_DESC feature; NULL name: derived from type/config).  Only before the
+ * first record.  If ids is NULL / nr_ids is 0, one unique id is assigned
+ * (perfring_writer_event_id() tells it; records must carry it when there are
+ * several events).  With several events perf requires ID or IDENTIFIER in
+ * every sample_type at the same position, equal sample_id_all and equal
+ * read_format: violations are refused here with -EINVAL and a diag.
+ * attr->size says which bytes are meaningful (0: the whole struct); the
+ * written attr.size is the smallest version holding every non-zero field,
+ * at most 128 (VER7, what perf 6.1 reads; always 128 in pipe mode);
+ * a non-zero config3 is dropped with a warning.
+ * Returns the event index (>= 0), -EINVAL, -EEXIST (id already used),
+ * -EBUSY (records already written), -ENOMEM.
+ */
+PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
+					   const struct perfring_attr *attr,
+					   const uint64_t *ids, uint32_t nr_ids,
+					   const char *name,
+					   struct perfring_diag *diag);
+
+/* First id of event idx, or 0 if there is no such event. */
+PERFRING_API uint64_t perfring_writer_event_id(const struct perfring_writer *w,
+					       int idx);
+
+/*
+ * Add a record source (a stream fed in its own time order).  Returns the
+ * source index (>= 0) or -ENOMEM.  A writer with no source added has one
+ * implicit source 0.
+ */
+PERFRING_API int perfring_writer_add_source(struct perfring_writer *w);
+
+/*
+ * Declare that a source has no more records, so the merge stops waiting for
+ * it.  Returns 0, -EINVAL (no such source), or a write error.
+ */
+PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
+					    int source,
+					    struct perfring_diag *diag);
+
+/*
+ * Add one whole record (header included; header.size bytes of the len
+ * available at rec are used; rec need not be aligned) from a source.  The
+ * event is found from the record's id as perf does (the only event when
+ * there is one); the time from the SAMPLE's TIME field or the sample_id_all
+ * trailer.  Records without a time keep their place in the source's order.
+ * Record types perf 6.1 refuses (type 0, kernel types >= 22, perf-tool
+ * types >= 83) are dropped and counted unless keep_unknown; types the
+ * writer manages itself (HEADER_ATTR, HEADER_FEATURE, FINISHED_ROUND,
+ * HEADER_TRACING_DATA, AUXTRACE, COMPRESSED, HEADER_EVENT_TYPE) are dropped
+ * and counted as "managed".
+ * Returns 0 (written, queued or dropped); -EINVAL for a malformed record, a
+ * record whose id matches no event, or a bad source (diag says which, the
+ * writer stays usable); or a negative errno of writing the output (the
+ * writer is then failed: only close/abort remain, and close reports it).
+ */
+PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
+				       const void *rec, size_t len,
+				       struct perfring_diag *diag);
+
+/*
+ * Flush the merge, write the feature sections, patch the header, and rename
+ * the temporary file into place.  Frees w in every case.
+ * Returns 0 or the negative errno of the first failure (diag names the
+ * file); on failure the temporary file is removed and PATH untouched.
+ * Logs one warning per dropped unknown record type, with its count.
+ */
+PERFRING_API int perfring_writer_close(struct perfring_writer *w,
+				       struct perfring_diag *diag);
+
+/* Discard everything: remove the temporary file, free w (NULL is fine). */
+PERFRING_API void perfring_writer_abort(struct perfring_writer *w);
+
+struct perfring_writer_stats {
+	size_t sz;			/* set by the caller: sizeof(this) */
+	uint64_t records;		/* caller records written to the output */
+	uint64_t data_bytes;		/* bytes of the data section / stream */
+	uint64_t rounds;		/* FINISHED_ROUND records written */
+	uint64_t late;			/* records older than perf's round limit */
+	uint64_t dropped_unknown;	/* records of types perf 6.1 refuses */
+	uint64_t dropped_managed;	/* records of writer-managed types */
+	uint64_t forced_flushes;	/* window overflows (a source ran ahead) */
+	uint32_t unknown_types;		/* distinct dropped unknown types */
+	int kernel_mmap;		/* 1 if a kernel MMAP was written */
+	int exclude_kernel_set;		/* 1 if exclude_kernel was forced */
+	int pipe_mode;			/* 1 if the output is a pipe stream */
+};
+
+/* Fill st (st->sz set by the caller).  Returns 0 or -EINVAL. */
+PERFRING_API int perfring_writer_get_stats(const struct perfring_writer *w,
+					   struct perfring_writer_stats *st);
+
+/*
+ * Dropped unknown record types: up to max (type, count) pairs, ascending by
+ * type.  Returns the number of distinct types dropped (may exceed max).
+ */
+PERFRING_API int perfring_writer_dropped_types(const struct perfring_writer *w,
+					       uint32_t *types, uint64_t *counts,
+					       size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_WRITER_H */

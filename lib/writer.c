@@ -1,0 +1,1822 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * perf.data writer (file and pipe mode).  Formats: docs/perf-abi.md section 5;
+ * what perf 6.1 refuses or warns about: sections 5.4, 6 and 7.
+ *
+ * Output layout, file mode:
+ *   0                  header (104 bytes; patched at close)
+ *   104                ids of every event, event after event (u64 each)
+ *   ...                attr entries { attr[attr_size], ids {offset, size} }
+ *   data_offset        records (kernel MMAP first if synthesised)
+ *   data_end           feature table { offset, size } per set bit, then payloads
+ * Pipe mode: 16-byte header, HEADER_ATTR per event (attr.size 128, ids),
+ * HEADER_FEATURE per feature, the HEADER_LAST_FEATURE end marker, records.
+ *
+ * Merge.  Every source has a FIFO of queued records (chunked, so memory is
+ * allocated as needed and freed as drained).  A record's merge key is its
+ * time, or the previous key of its source when it has none (so untimed
+ * records keep their place).  The smallest head is written whenever every
+ * source that has not ended has something queued: then nothing older can
+ * still come (sources are fed in their own time order), and the output is
+ * sorted.  When the queued bytes exceed the window while a source has
+ * nothing queued (it runs behind, or was never ended), the writer flushes
+ * the smallest heads down to half the window ("forced flush"); a record that
+ * such a lagging source produces later may be older than what was written.
+ *
+ * Rounds.  perf, at FINISHED_ROUND k, delivers every queued record not newer
+ * than the newest time it had seen at round k-1.  So after round k no record
+ * may be older than T(k-1), the newest time written before round k-1.  The
+ * writer tracks T(k-1) (t_limit) and counts violations ("late").  A round
+ * is written every round_bytes of data when the merge is in order; during
+ * a forced flush only every window_bytes, to leave a lagging source time.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define WR_MAGIC		0x32454c4946524550ull	/* "PERFILE2" */
+#define WR_FILE_HEADER_SIZE	104u
+#define WR_PIPE_HEADER_SIZE	16u
+#define WR_PIPE_ATTR_SIZE	PERFRING_ATTR_SIZE_VER7	/* perf < 6.6 reads sizeof */
+#define WR_MAX_ATTR_SIZE	PERFRING_ATTR_SIZE_VER7	/* perf 6.1 refuses more */
+#define WR_OBUF_SIZE		(256u * 1024u)
+#define WR_CHUNK_SIZE		(64u * 1024u)
+#define WR_DEFAULT_WINDOW	(64u * 1024u * 1024u)
+#define WR_MIN_WINDOW		(64u * 1024u)
+#define WR_DEFAULT_ROUND	(4u * 1024u * 1024u)
+#define WR_KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
+
+/* Feature ids (perf-abi.md 5.3). */
+enum {
+	FEAT_HOSTNAME = 3,
+	FEAT_OSRELEASE = 4,
+	FEAT_VERSION = 5,
+	FEAT_ARCH = 6,
+	FEAT_NRCPUS = 7,
+	FEAT_CPUDESC = 8,
+	FEAT_CPUID = 9,
+	FEAT_TOTAL_MEM = 10,
+	FEAT_CMDLINE = 11,
+	FEAT_EVENT_DESC = 12,
+	FEAT_SAMPLE_TIME = 21,
+	FEAT_CLOCKID = 23,
+	FEAT_CLOCK_DATA = 29,
+	FEAT_LAST = 32,		/* HEADER_LAST_FEATURE of perf 6.1 */
+};
+
+struct wr_event {
+	struct perfring_attr attr;	/* as written (size set at start) */
+	uint64_t *ids;
+	uint32_t nr_ids;
+	char *name;
+	int id_pos, is_pos;		/* perf's positions, -1 if none */
+};
+
+struct wr_idmap {
+	uint64_t id;
+	uint32_t ev;
+};
+
+/* A queued record: entry header, then the record padded to 8. */
+struct wr_entry {
+	uint64_t key;
+	uint64_t time;			/* 0: none */
+	uint32_t size;
+	uint32_t is_sample;
+};
+
+struct wr_chunk {
+	struct wr_chunk *next;
+	size_t cap, rd, wr;
+	unsigned char data[];
+};
+
+struct wr_source {
+	struct wr_chunk *head, *tail;
+	size_t nr;			/* queued records */
+	uint64_t last_key;
+	int ended;
+};
+
+struct wr_drop {
+	uint32_t type;
+	uint64_t count;
+};
+
+struct wr_buf {
+	unsigned char *p;
+	size_t len, cap;
+	int oom;
+};
+
+struct perfring_writer {
+	char *path;			/* final name, NULL for fd / "-" */
+	char *tmp;			/* temporary name, NULL if none */
+	char *dname;			/* name in diagnostics */
+	int fd, own_fd;
+	int pipe;
+	int file_on_fd;			/* file mode on a caller's fd */
+	int keep_unknown;
+	enum perfring_writer_kmap kmap;
+	char *hostname, *osrelease, *arch, *version, *kallsyms;
+	char **argv;
+	int argc;
+	size_t window, round_bytes;
+
+	struct wr_event *ev;
+	int nr_ev;
+	uint64_t next_id;
+	struct wr_idmap *idmap;
+	size_t nr_idmap;
+	uint32_t attr_size;		/* written attr.size */
+
+	struct wr_source *src;
+	int nr_src;
+	int src0_claimed;
+	struct wr_chunk *spare;		/* drained standard chunks, for reuse */
+	size_t nr_spare, max_spare;
+	size_t queued;			/* bytes queued in all sources */
+	size_t queued_nr;		/* records queued */
+	int n_waiting;			/* active sources with nothing queued */
+	int forcing;			/* in a forced flush */
+
+	int started;
+	int err;			/* first fatal error, negative */
+	struct perfring_diag errdiag;
+
+	unsigned char *obuf;
+	size_t olen;
+	uint64_t opos;			/* offset of obuf[0] in the output */
+	uint64_t data_offset;
+
+	uint64_t max_time, t_last_round, t_limit, since_round;
+	uint64_t first_sample, last_sample;
+	int have_sample_time;
+
+	uint64_t kstart, klen;		/* kernel MMAP, if klen */
+	struct timespec clk_res, clk_tod, clk_ref;
+	int have_clock;
+
+	struct wr_drop *drops;
+	size_t nr_drops;
+	struct perfring_writer_stats st;
+};
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static void buf_put(struct wr_buf *b, const void *p, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		unsigned char *np;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void buf_u32(struct wr_buf *b, uint32_t v) { buf_put(b, &v, 4); }
+static void buf_u64(struct wr_buf *b, uint64_t v) { buf_put(b, &v, 8); }
+
+/* perf's do_write_string: u32 len, then the string, NUL, zeros to 64. */
+static void buf_str(struct wr_buf *b, const char *s)
+{
+	static const unsigned char zeros[64];
+	size_t n = strlen(s) + 1;
+	size_t len = (n + 63) & ~(size_t)63;
+
+	buf_u32(b, (uint32_t)len);
+	buf_put(b, s, n - 1);
+	buf_put(b, zeros, len - (n - 1));
+}
+
+static int popcount64(uint64_t v)
+{
+	return __builtin_popcountll(v);
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	return pr_get64(p);
+}
+
+/* ---- errors and output ---------------------------------------------------- */
+
+static int wr_fail(struct perfring_writer *w, int err, const char *fmt, ...)
+	PR_PRINTF(3, 4);
+static int wr_fail(struct perfring_writer *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->err)
+		return w->err;
+	w->err = err;
+	va_start(ap, fmt);
+	pr_diag_vset(&w->errdiag, err, w->dname, PR_NO_OFFSET, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static void wr_copy_err(struct perfring_writer *w, struct perfring_diag *diag)
+{
+	if (diag && w->err)
+		*diag = w->errdiag;
+}
+
+static int wr_write_all(struct perfring_writer *w, const void *p, size_t n,
+			uint64_t off)
+{
+	const unsigned char *c = p;
+
+	while (n) {
+		ssize_t r;
+
+		if (w->pipe)
+			r = write(w->fd, c, n);
+		else
+			r = pwrite(w->fd, c, n, (off_t)off);
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			if (e == EAGAIN || e == EWOULDBLOCK) {
+				struct pollfd pfd = { .fd = w->fd, .events = POLLOUT };
+
+				(void)poll(&pfd, 1, -1);
+				continue;
+			}
+			return wr_fail(w, -e, "writing %s at offset %" PRIu64 ": %s",
+				       w->tmp ? w->tmp : "the output", off,
+				       strerror(e));
+		}
+		if (r == 0)
+			return wr_fail(w, -EIO, "writing %s: no progress",
+				       w->tmp ? w->tmp : "the output");
+		c += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+static int wr_flush(struct perfring_writer *w)
+{
+	int r;
+
+	if (w->err)
+		return w->err;
+	if (!w->olen)
+		return 0;
+	r = wr_write_all(w, w->obuf, w->olen, w->opos);
+	if (r < 0)
+		return r;
+	w->opos += w->olen;
+	w->olen = 0;
+	return 0;
+}
+
+static int wr_out(struct perfring_writer *w, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	if (w->err)
+		return w->err;
+	while (n) {
+		size_t k = WR_OBUF_SIZE - w->olen;
+
+		if (k > n)
+			k = n;
+		memcpy(w->obuf + w->olen, c, k);
+		w->olen += k;
+		c += k;
+		n -= k;
+		if (w->olen == WR_OBUF_SIZE) {
+			int r = wr_flush(w);
+
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static uint64_t wr_pos(const struct perfring_writer *w)
+{
+	return w->opos + w->olen;
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+/* perf's evsel id_pos: word index of the SAMPLE id, -1 without one. */
+static int sample_id_pos(uint64_t st)
+{
+	int pos = 0;
+
+	if (st & PERFRING_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(st & PERFRING_SAMPLE_ID))
+		return -1;
+	pos += !!(st & PERFRING_SAMPLE_IP);
+	pos += !!(st & PERFRING_SAMPLE_TID);
+	pos += !!(st & PERFRING_SAMPLE_TIME);
+	pos += !!(st & PERFRING_SAMPLE_ADDR);
+	return pos;
+}
+
+/* perf's evsel is_pos: id word counted from the record's end, -1 if none. */
+static int trailer_id_pos(uint64_t st)
+{
+	int pos = 1;
+
+	if (st & PERFRING_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(st & PERFRING_SAMPLE_ID))
+		return -1;
+	pos += !!(st & PERFRING_SAMPLE_CPU);
+	pos += !!(st & PERFRING_SAMPLE_STREAM_ID);
+	return pos;
+}
+
+static size_t trailer_size(uint64_t st)
+{
+	return 8u * (size_t)popcount64(st & PERFRING_SAMPLE_ID_ALL_BITS);
+}
+
+static uint32_t attr_needed_size(const struct perfring_attr *a)
+{
+	static const uint32_t vers[] = {
+		PERFRING_ATTR_SIZE_VER0, PERFRING_ATTR_SIZE_VER1,
+		PERFRING_ATTR_SIZE_VER2, PERFRING_ATTR_SIZE_VER3,
+		PERFRING_ATTR_SIZE_VER4, PERFRING_ATTR_SIZE_VER5,
+		PERFRING_ATTR_SIZE_VER6, PERFRING_ATTR_SIZE_VER7,
+	};
+	const unsigned char *p = (const unsigned char *)a;
+	size_t last = 0, i;
+
+	for (i = 0; i < PERFRING_ATTR_SIZE_VER7; i++) {
+		if (i >= 4 && i < 8)	/* the size field itself */
+			continue;
+		if (p[i])
+			last = i + 1;
+	}
+	for (i = 0; i < sizeof(vers) / sizeof(vers[0]); i++)
+		if (vers[i] >= last)
+			return vers[i];
+	return PERFRING_ATTR_SIZE_VER7;
+}
+
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches",
+	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+	"emulation-faults", "dummy", "bpf-output", "cgroup-switches",
+};
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses",
+	"branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+	"stalled-cycles-backend", "ref-cycles",
+};
+
+static char *default_name(const struct perfring_attr *a)
+{
+	char buf[64];
+
+	if (a->type == PERFRING_TYPE_SOFTWARE &&
+	    a->config < sizeof(sw_names) / sizeof(sw_names[0]))
+		return strdup(sw_names[a->config]);
+	if (a->type == PERFRING_TYPE_HARDWARE &&
+	    a->config < sizeof(hw_names) / sizeof(hw_names[0]))
+		return strdup(hw_names[a->config]);
+	if (a->type == PERFRING_TYPE_RAW)
+		snprintf(buf, sizeof(buf), "r%" PRIx64, a->config);
+	else
+		snprintf(buf, sizeof(buf), "type%" PRIu32 "/config=0x%" PRIx64 "/",
+			 a->type, a->config);
+	return strdup(buf);
+}
+
+static int id_used(const struct perfring_writer *w, uint64_t id)
+{
+	int i;
+	uint32_t j;
+
+	for (i = 0; i < w->nr_ev; i++)
+		for (j = 0; j < w->ev[i].nr_ids; j++)
+			if (w->ev[i].ids[j] == id)
+				return 1;
+	return 0;
+}
+
+PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
+					   const struct perfring_attr *attr,
+					   const uint64_t *ids, uint32_t nr_ids,
+					   const char *name,
+					   struct perfring_diag *diag)
+{
+	struct wr_event *e, *nev;
+	size_t sz;
+	uint32_t i, j;
+
+	if (!w || !attr) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no writer or attr");
+		return -EINVAL;
+	}
+	if (w->started) {
+		pr_diag_set(diag, -EBUSY, w->dname, PR_NO_OFFSET,
+			    "events must be added before the first record");
+		return -EBUSY;
+	}
+	nev = realloc(w->ev, (size_t)(w->nr_ev + 1) * sizeof(*nev));
+	if (!nev)
+		return -ENOMEM;
+	w->ev = nev;
+	e = &w->ev[w->nr_ev];
+	memset(e, 0, sizeof(*e));
+
+	sz = attr->size;
+	if (sz == 0 || sz > sizeof(*attr))
+		sz = sizeof(*attr);
+	memcpy(&e->attr, attr, sz);
+	if (e->attr.config3) {
+		pr_log(PERFRING_LOG_WARN,
+		       "%s: event %d: config3 0x%" PRIx64 " dropped: perf 6.1 reads "
+		       "attrs of at most 128 bytes", w->dname, w->nr_ev,
+		       e->attr.config3);
+		e->attr.config3 = 0;
+	}
+	e->id_pos = sample_id_pos(e->attr.sample_type);
+	e->is_pos = trailer_id_pos(e->attr.sample_type);
+
+	if (w->nr_ev >= 1) {
+		const struct wr_event *f = &w->ev[0];
+		const char *why = NULL;
+		int k;
+
+		for (k = 0; k <= w->nr_ev && !why; k++) {
+			const struct wr_event *x = k < w->nr_ev ? &w->ev[k] : e;
+
+			if (x->id_pos < 0)
+				why = "every sample_type needs ID or IDENTIFIER "
+				      "when there are several events";
+		}
+		if (!why && (e->id_pos != f->id_pos || e->is_pos != f->is_pos))
+			why = "the sample id is not at the same position as in "
+			      "event 0 (use IDENTIFIER)";
+		if (!why && (e->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL) !=
+			    (f->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL))
+			why = "sample_id_all differs from event 0";
+		if (!why && e->attr.read_format != f->attr.read_format)
+			why = "read_format differs from event 0";
+		if (why) {
+			pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+				    "event %d: %s (perf would abort with \"non "
+				    "matching sample_type\")", w->nr_ev, why);
+			return -EINVAL;
+		}
+	}
+
+	if (!ids || !nr_ids) {
+		while (id_used(w, w->next_id) || w->next_id == 0)
+			w->next_id++;
+		e->ids = malloc(sizeof(uint64_t));
+		if (!e->ids)
+			return -ENOMEM;
+		e->ids[0] = w->next_id++;
+		e->nr_ids = 1;
+	} else {
+		for (i = 0; i < nr_ids; i++) {
+			int dup = id_used(w, ids[i]);
+
+			for (j = 0; j < i && !dup; j++)
+				dup = ids[j] == ids[i];
+			if (dup || ids[i] == 0) {
+				pr_diag_set(diag, ids[i] ? -EEXIST : -EINVAL,
+					    w->dname, PR_NO_OFFSET,
+					    "event %d: id %" PRIu64 " %s", w->nr_ev,
+					    ids[i], ids[i] ? "is already used" :
+					    "is reserved (perf reads id 0 as "
+					    "\"synthesised\")");
+				return ids[i] ? -EEXIST : -EINVAL;
+			}
+		}
+		e->ids = malloc((size_t)nr_ids * sizeof(uint64_t));
+		if (!e->ids)
+			return -ENOMEM;
+		memcpy(e->ids, ids, (size_t)nr_ids * sizeof(uint64_t));
+		e->nr_ids = nr_ids;
+		for (i = 0; i < nr_ids; i++)
+			if (ids[i] >= w->next_id)
+				w->next_id = ids[i] + 1;
+	}
+	e->name = name ? strdup(name) : default_name(&e->attr);
+	if (!e->name) {
+		free(e->ids);
+		return -ENOMEM;
+	}
+	return w->nr_ev++;
+}
+
+PERFRING_API uint64_t perfring_writer_event_id(const struct perfring_writer *w,
+					       int idx)
+{
+	if (!w || idx < 0 || idx >= w->nr_ev)
+		return 0;
+	return w->ev[idx].ids[0];
+}
+
+static int idmap_cmp(const void *a, const void *b)
+{
+	const struct wr_idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int find_event(const struct perfring_writer *w, uint64_t id)
+{
+	size_t lo = 0, hi = w->nr_idmap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->idmap[mid].id == id)
+			return (int)w->idmap[mid].ev;
+		if (w->idmap[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* ---- host facts for the features -------------------------------------------- */
+
+/* Value of the first "key<spaces>: value" line of a /proc file, or NULL. */
+static char *proc_field(const char *file, const char *key)
+{
+	FILE *f = fopen(file, "re");
+	char *line = NULL, *res = NULL;
+	size_t cap = 0, kl = strlen(key);
+
+	if (!f)
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		char *p, *e;
+
+		if (strncmp(line, key, kl))
+			continue;
+		p = line + kl;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != ':')
+			continue;
+		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		e = p + strlen(p);
+		while (e > p && isspace((unsigned char)e[-1]))
+			*--e = 0;
+		res = strdup(p);
+		break;
+	}
+	free(line);
+	fclose(f);
+	return res;
+}
+
+static uint32_t nr_cpus_avail(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/present", "re");
+	char buf[256];
+	uint32_t max = 0;
+	int found = 0;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			char *p = buf;
+
+			/* "0-3,5,7-8": the largest number + 1 */
+			while (*p) {
+				if (isdigit((unsigned char)*p)) {
+					unsigned long v = strtoul(p, &p, 10);
+
+					if (v + 1 > max)
+						max = (uint32_t)v + 1;
+					found = 1;
+				} else {
+					p++;
+				}
+			}
+		}
+		fclose(f);
+	}
+	if (!found) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+
+		max = n > 0 ? (uint32_t)n : 1;
+	}
+	return max;
+}
+
+static int read_cmdline(struct perfring_writer *w)
+{
+	FILE *f = fopen("/proc/self/cmdline", "re");
+	char buf[4096];
+	size_t n = 0, i, start;
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	if (n == 0 || buf[n - 1] != 0)
+		buf[n++] = 0;
+	for (i = 0, start = 0; i < n; i++) {
+		char **na;
+
+		if (buf[i])
+			continue;
+		na = realloc(w->argv, (size_t)(w->argc + 1) * sizeof(char *));
+		if (!na)
+			return -ENOMEM;
+		w->argv = na;
+		w->argv[w->argc] = strdup(buf + start);
+		if (!w->argv[w->argc])
+			return -ENOMEM;
+		w->argc++;
+		start = i + 1;
+	}
+	return 0;
+}
+
+/* Address of _text (and _etext) from a kallsyms file; 0 if unreadable/hidden. */
+static void read_kallsyms(const char *path, uint64_t *text, uint64_t *etext)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	*text = *etext = 0;
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0 && (!*text || !*etext)) {
+		char type, name[64];
+		unsigned long long addr;
+
+		if (sscanf(line, "%llx %c %63s", &addr, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "_text"))
+			*text = addr;
+		else if (!strcmp(name, "_etext"))
+			*etext = addr;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* ---- features ------------------------------------------------------------- */
+
+static int feat_build(struct perfring_writer *w, int feat, struct wr_buf *b)
+{
+	uint32_t i, j;
+	char *s;
+
+	switch (feat) {
+	case FEAT_HOSTNAME:
+		buf_str(b, w->hostname);
+		return 1;
+	case FEAT_OSRELEASE:
+		buf_str(b, w->osrelease);
+		return 1;
+	case FEAT_VERSION:
+		buf_str(b, w->version);
+		return 1;
+	case FEAT_ARCH:
+		buf_str(b, w->arch);
+		return 1;
+	case FEAT_NRCPUS: {
+		long onl = sysconf(_SC_NPROCESSORS_ONLN);
+
+		/* available (max present + 1) first, then online: perf's order */
+		buf_u32(b, nr_cpus_avail());
+		buf_u32(b, onl > 0 ? (uint32_t)onl : 1);
+		return 1;
+	}
+	case FEAT_CPUDESC:
+		s = proc_field("/proc/cpuinfo", "model name");
+		if (!s)
+			return 0;
+		buf_str(b, s);
+		free(s);
+		return 1;
+	case FEAT_CPUID: {
+		char *ven = proc_field("/proc/cpuinfo", "vendor_id");
+		char *fam = proc_field("/proc/cpuinfo", "cpu family");
+		char *mod = proc_field("/proc/cpuinfo", "model");
+		char *stp = proc_field("/proc/cpuinfo", "stepping");
+		char cpuid[128];
+		int ok = ven && fam && mod && stp;
+
+		/* x86 format: vendor,family,model,stepping (perf's get_cpuid) */
+		if (ok) {
+			snprintf(cpuid, sizeof(cpuid), "%s,%s,%s,%s", ven, fam, mod, stp);
+			buf_str(b, cpuid);
+		}
+		free(ven);
+		free(fam);
+		free(mod);
+		free(stp);
+		return ok;
+	}
+	case FEAT_TOTAL_MEM: {
+		char *m = proc_field("/proc/meminfo", "MemTotal");
+		uint64_t kb;
+
+		if (!m)
+			return 0;
+		kb = strtoull(m, NULL, 10);	/* "16384 kB": perf writes kB */
+		free(m);
+		if (!kb)
+			return 0;
+		buf_u64(b, kb);
+		return 1;
+	}
+	case FEAT_CMDLINE:
+		buf_u32(b, (uint32_t)w->argc);
+		for (i = 0; i < (uint32_t)w->argc; i++)
+			buf_str(b, w->argv[i]);
+		return 1;
+	case FEAT_EVENT_DESC:
+		buf_u32(b, (uint32_t)w->nr_ev);
+		buf_u32(b, w->attr_size);
+		for (i = 0; i < (uint32_t)w->nr_ev; i++) {
+			const struct wr_event *e = &w->ev[i];
+
+			buf_put(b, &e->attr, w->attr_size);
+			buf_u32(b, e->nr_ids);
+			buf_str(b, e->name);
+			for (j = 0; j < e->nr_ids; j++)
+				buf_u64(b, e->ids[j]);
+		}
+		return 1;
+	case FEAT_SAMPLE_TIME:
+		if (w->pipe || !w->have_sample_time)
+			return 0;
+		buf_u64(b, w->first_sample);
+		buf_u64(b, w->last_sample);
+		return 1;
+	case FEAT_CLOCKID:
+		if (!w->have_clock)
+			return 0;
+		buf_u64(b, (uint64_t)w->clk_res.tv_sec * 1000000000ull +
+			   (uint64_t)w->clk_res.tv_nsec);
+		return 1;
+	case FEAT_CLOCK_DATA:
+		if (!w->have_clock)
+			return 0;
+		buf_u32(b, 1);	/* version */
+		buf_u32(b, (uint32_t)w->ev[0].attr.clockid);
+		buf_u64(b, (uint64_t)w->clk_tod.tv_sec * 1000000000ull +
+			   (uint64_t)w->clk_tod.tv_nsec);
+		buf_u64(b, (uint64_t)w->clk_ref.tv_sec * 1000000000ull +
+			   (uint64_t)w->clk_ref.tv_nsec);
+		return 1;
+	}
+	return 0;
+}
+
+static const int feat_list[] = {
+	FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
+	FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC,
+	FEAT_SAMPLE_TIME, FEAT_CLOCKID, FEAT_CLOCK_DATA,
+};
+#define NR_FEATS (int)(sizeof(feat_list) / sizeof(feat_list[0]))
+
+/* ---- start: header, attrs, ids, kernel map --------------------------------- */
+
+static int write_kernel_mmap(struct perfring_writer *w)
+{
+	unsigned char rec[128];
+	size_t name_len = PR_ALIGN8(sizeof(WR_KERNEL_MMAP_NAME));
+	size_t tsz = 0, size;
+	struct perfring_event_header h;
+
+	if (w->ev[0].attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL)
+		tsz = trailer_size(w->ev[0].attr.sample_type);
+	size = 40 + name_len + tsz;
+	memset(rec, 0, sizeof(rec));
+	h.type = PERFRING_RECORD_MMAP;
+	h.misc = PERFRING_MISC_KERNEL;
+	h.size = (uint16_t)size;
+	memcpy(rec, &h, 8);
+	pr_put32(rec + 8, UINT32_MAX);		/* pid -1: host kernel */
+	pr_put32(rec + 12, 0);
+	pr_put64(rec + 16, w->kstart);
+	pr_put64(rec + 24, w->klen);
+	pr_put64(rec + 32, w->kstart);		/* pgoff = reference symbol addr */
+	memcpy(rec + 40, WR_KERNEL_MMAP_NAME, sizeof(WR_KERNEL_MMAP_NAME));
+	/* zero trailer: id 0 means "synthesised", perf maps it to event 0 */
+	w->st.kernel_mmap = 1;
+	w->st.data_bytes += size;
+	return wr_out(w, rec, size);
+}
+
+static void put_attr(unsigned char *dst, const struct perfring_attr *a,
+		     uint32_t size)
+{
+	struct perfring_attr c = *a;
+
+	c.size = size;
+	memcpy(dst, &c, size);
+}
+
+static int write_pipe_start(struct perfring_writer *w)
+{
+	unsigned char hdr[16];
+	struct wr_buf b = { 0 };
+	int i, r = 0;
+
+	pr_put64(hdr, WR_MAGIC);
+	pr_put64(hdr + 8, WR_PIPE_HEADER_SIZE);
+	r = wr_out(w, hdr, sizeof(hdr));
+	for (i = 0; i < w->nr_ev && !r; i++) {
+		const struct wr_event *e = &w->ev[i];
+		size_t size = 8 + WR_PIPE_ATTR_SIZE + 8u * e->nr_ids;
+		unsigned char ah[8 + WR_PIPE_ATTR_SIZE];
+		struct perfring_event_header h = {
+			PERFRING_RECORD_HEADER_ATTR, 0, (uint16_t)size
+		};
+
+		if (size > 0xffff)
+			return wr_fail(w, -E2BIG, "event %d has %" PRIu32 " ids: too "
+				       "many for a pipe-mode HEADER_ATTR record",
+				       i, e->nr_ids);
+		memcpy(ah, &h, 8);
+		put_attr(ah + 8, &e->attr, WR_PIPE_ATTR_SIZE);
+		r = wr_out(w, ah, sizeof(ah));
+		if (!r)
+			r = wr_out(w, e->ids, 8u * e->nr_ids);
+	}
+	for (i = 0; i < NR_FEATS && !r; i++) {
+		struct perfring_event_header h = { PERFRING_RECORD_HEADER_FEATURE, 0, 0 };
+		uint64_t id = (uint64_t)feat_list[i];
+
+		b.len = 0;
+		if (!feat_build(w, feat_list[i], &b))
+			continue;
+		if (b.oom) {
+			free(b.p);
+			return wr_fail(w, -ENOMEM, "out of memory");
+		}
+		if (16 + b.len > 0xffff) {
+			pr_log(PERFRING_LOG_WARN, "%s: feature %d left out: %zu bytes "
+			       "is too large for a pipe-mode record", w->dname,
+			       feat_list[i], b.len);
+			continue;
+		}
+		h.size = (uint16_t)(16 + b.len);
+		r = wr_out(w, &h, 8);
+		if (!r)
+			r = wr_out(w, &id, 8);
+		if (!r)
+			r = wr_out(w, b.p, b.len);
+	}
+	free(b.p);
+	if (!r) {
+		/* end marker, as perf record writes it */
+		struct perfring_event_header h = { PERFRING_RECORD_HEADER_FEATURE, 0, 16 };
+		uint64_t id = FEAT_LAST;
+
+		r = wr_out(w, &h, 8);
+		if (!r)
+			r = wr_out(w, &id, 8);
+	}
+	w->data_offset = 0;
+	return r;
+}
+
+static int write_file_start(struct perfring_writer *w)
+{
+	unsigned char zero[WR_FILE_HEADER_SIZE] = { 0 };
+	uint64_t ids_off = WR_FILE_HEADER_SIZE;
+	int i, r;
+
+	r = wr_out(w, zero, sizeof(zero));	/* patched at close */
+	for (i = 0; i < w->nr_ev && !r; i++)
+		r = wr_out(w, w->ev[i].ids, 8u * w->ev[i].nr_ids);
+	for (i = 0; i < w->nr_ev && !r; i++) {
+		unsigned char ent[WR_MAX_ATTR_SIZE + 16];
+
+		put_attr(ent, &w->ev[i].attr, w->attr_size);
+		pr_put64(ent + w->attr_size, ids_off);
+		pr_put64(ent + w->attr_size + 8, 8u * w->ev[i].nr_ids);
+		ids_off += 8u * w->ev[i].nr_ids;
+		r = wr_out(w, ent, w->attr_size + 16);
+	}
+	w->data_offset = wr_pos(w);
+	return r;
+}
+
+static int wr_start(struct perfring_writer *w)
+{
+	int i, need_kernel = 0, r;
+	size_t k;
+
+	if (w->started)
+		return w->err;
+	if (w->err)
+		return w->err;
+	if (!w->nr_ev)
+		return wr_fail(w, -EINVAL, "no event was added before the first "
+			       "record (perfring_writer_add_event)");
+
+	for (i = 0; i < w->nr_ev; i++)
+		if (!(w->ev[i].attr.flags & PERFRING_ATTR_EXCLUDE_KERNEL))
+			need_kernel = 1;
+	if (need_kernel && w->kmap == PERFRING_WRITER_KMAP_AUTO) {
+		uint64_t text, etext;
+
+		read_kallsyms(w->kallsyms, &text, &etext);
+		if (text) {
+			w->kstart = text;
+			w->klen = etext > text ? etext - text : UINT64_MAX - text;
+		}
+	}
+	if (need_kernel && !w->klen && w->kmap != PERFRING_WRITER_KMAP_NONE) {
+		for (i = 0; i < w->nr_ev; i++)
+			w->ev[i].attr.flags |= PERFRING_ATTR_EXCLUDE_KERNEL;
+		w->st.exclude_kernel_set = 1;
+		if (w->kmap == PERFRING_WRITER_KMAP_AUTO)
+			pr_log(PERFRING_LOG_WARN, "%s: %s gives no address for _text: "
+			       "exclude_kernel set in the written events so that perf "
+			       "report does not warn about kernel maps", w->dname,
+			       w->kallsyms);
+	}
+
+	w->attr_size = PERFRING_ATTR_SIZE_VER0;
+	for (i = 0; i < w->nr_ev; i++) {
+		uint32_t s = attr_needed_size(&w->ev[i].attr);
+
+		if (s > w->attr_size)
+			w->attr_size = s;
+	}
+	if (w->pipe)
+		w->attr_size = WR_PIPE_ATTR_SIZE;
+	for (i = 0; i < w->nr_ev; i++)
+		w->ev[i].attr.size = w->attr_size;
+
+	w->nr_idmap = 0;
+	for (i = 0; i < w->nr_ev; i++)
+		w->nr_idmap += w->ev[i].nr_ids;
+	w->idmap = calloc(w->nr_idmap ? w->nr_idmap : 1, sizeof(*w->idmap));
+	if (!w->idmap)
+		return wr_fail(w, -ENOMEM, "out of memory");
+	for (i = 0, k = 0; i < w->nr_ev; i++) {
+		uint32_t j;
+
+		for (j = 0; j < w->ev[i].nr_ids; j++, k++) {
+			w->idmap[k].id = w->ev[i].ids[j];
+			w->idmap[k].ev = (uint32_t)i;
+		}
+	}
+	qsort(w->idmap, w->nr_idmap, sizeof(*w->idmap), idmap_cmp);
+
+	if (w->ev[0].attr.flags & PERFRING_ATTR_USE_CLOCKID) {
+		clockid_t c = w->ev[0].attr.clockid;
+
+		w->have_clock = !clock_getres(c, &w->clk_res) &&
+				!clock_gettime(CLOCK_REALTIME, &w->clk_tod) &&
+				!clock_gettime(c, &w->clk_ref);
+	}
+
+	w->started = 1;
+	r = w->pipe ? write_pipe_start(w) : write_file_start(w);
+	if (!r && w->klen)
+		r = write_kernel_mmap(w);
+	return r;
+}
+
+/* ---- rounds, emission, merge ---------------------------------------------- */
+
+static int write_round(struct perfring_writer *w)
+{
+	struct perfring_event_header h = { PERFRING_RECORD_FINISHED_ROUND, 0, 8 };
+
+	w->t_limit = w->t_last_round;
+	w->t_last_round = w->max_time;
+	w->since_round = 0;
+	w->st.rounds++;
+	w->st.data_bytes += 8;
+	return wr_out(w, &h, 8);
+}
+
+static int emit(struct perfring_writer *w, const void *rec, uint32_t size,
+		uint64_t t, int is_sample)
+{
+	int r;
+
+	if (t) {
+		if (t < w->t_limit)
+			w->st.late++;
+		if (t > w->max_time)
+			w->max_time = t;
+		if (is_sample) {
+			if (!w->have_sample_time || t < w->first_sample)
+				w->first_sample = t;
+			if (!w->have_sample_time || t > w->last_sample)
+				w->last_sample = t;
+			w->have_sample_time = 1;
+		}
+	}
+	r = wr_out(w, rec, size);
+	if (r < 0)
+		return r;
+	w->st.records++;
+	w->st.data_bytes += size;
+	w->since_round += size;
+	if (w->since_round >= w->round_bytes &&
+	    (!w->forcing || w->since_round >= w->window))
+		return write_round(w);
+	return 0;
+}
+
+static size_t entry_space(uint32_t size)
+{
+	return sizeof(struct wr_entry) + PR_ALIGN8((size_t)size);
+}
+
+static int src_push(struct perfring_writer *w, int s, const void *rec,
+		    uint32_t size, uint64_t key, uint64_t t, int is_sample)
+{
+	struct wr_source *q = &w->src[s];
+	size_t need = entry_space(size);
+	struct wr_chunk *c = q->tail;
+	struct wr_entry e = { key, t, size, (uint32_t)is_sample };
+
+	if (!c || c->cap - c->wr < need) {
+		size_t cap = need > WR_CHUNK_SIZE ? need : WR_CHUNK_SIZE;
+
+		if (cap == WR_CHUNK_SIZE && w->spare) {
+			c = w->spare;
+			w->spare = c->next;
+			w->nr_spare--;
+		} else {
+			c = malloc(sizeof(*c) + cap);
+			if (!c)
+				return wr_fail(w, -ENOMEM,
+					       "out of memory queueing a record");
+		}
+		c->next = NULL;
+		c->cap = cap;
+		c->rd = c->wr = 0;
+		if (q->tail)
+			q->tail->next = c;
+		else
+			q->head = c;
+		q->tail = c;
+	}
+	memcpy(c->data + c->wr, &e, sizeof(e));
+	memcpy(c->data + c->wr + sizeof(e), rec, size);
+	c->wr += need;
+	if (!q->nr && !q->ended)
+		w->n_waiting--;
+	q->nr++;
+	w->queued += need;
+	w->queued_nr++;
+	return 0;
+}
+
+static const struct wr_entry *src_head(const struct wr_source *q)
+{
+	return (const struct wr_entry *)(q->head->data + q->head->rd);
+}
+
+static int src_pop_emit(struct perfring_writer *w, int s)
+{
+	struct wr_source *q = &w->src[s];
+	struct wr_chunk *c = q->head;
+	struct wr_entry e;
+	size_t need;
+	int r;
+
+	memcpy(&e, c->data + c->rd, sizeof(e));
+	need = entry_space(e.size);
+	q->nr--;
+	w->queued -= need;
+	w->queued_nr--;
+	if (!q->nr && !q->ended)
+		w->n_waiting++;
+	r = emit(w, c->data + c->rd + sizeof(e), e.size, e.time, (int)e.is_sample);
+	c->rd += need;
+	if (c->rd == c->wr) {
+		q->head = c->next;
+		if (!q->head)
+			q->tail = NULL;
+		/* keep drained chunks (at most a window's worth) for reuse */
+		if (c->cap == WR_CHUNK_SIZE && w->nr_spare < w->max_spare) {
+			c->next = w->spare;
+			w->spare = c;
+			w->nr_spare++;
+		} else {
+			free(c);
+		}
+	}
+	return r;
+}
+
+/* Write queued records in merge order while that is safe (or all if final). */
+static int drain(struct perfring_writer *w, int final)
+{
+	int forcing = 0;
+
+	w->forcing = 0;
+	while (w->queued_nr && !w->err) {
+		int s, best = -1;
+		uint64_t bk = 0;
+
+		if (!final && w->n_waiting) {
+			if (!forcing) {
+				if (w->queued <= w->window)
+					break;
+				forcing = 1;
+				w->forcing = 1;
+				w->st.forced_flushes++;
+			} else if (w->queued <= w->window / 2) {
+				break;
+			}
+		}
+		for (s = 0; s < w->nr_src; s++) {
+			uint64_t k;
+
+			if (!w->src[s].nr)
+				continue;
+			k = src_head(&w->src[s])->key;
+			if (best < 0 || k < bk) {
+				best = s;
+				bk = k;
+			}
+		}
+		if (src_pop_emit(w, best) < 0)
+			break;
+	}
+	w->forcing = 0;
+	return w->err;
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+static int is_unknown_type(uint32_t t)
+{
+	return t == PERFRING_RECORD_PAD ||
+	       (t >= PERFRING_RECORD_KERNEL_MAX && t < PERFRING_RECORD_HEADER_ATTR) ||
+	       t >= PERFRING_RECORD_HEADER_MAX;
+}
+
+static int is_managed_type(uint32_t t)
+{
+	switch (t) {
+	case PERFRING_RECORD_HEADER_ATTR:
+	case PERFRING_RECORD_HEADER_EVENT_TYPE:
+	case PERFRING_RECORD_HEADER_TRACING_DATA:
+	case PERFRING_RECORD_FINISHED_ROUND:
+	case PERFRING_RECORD_AUXTRACE:
+	case PERFRING_RECORD_HEADER_FEATURE:
+	case PERFRING_RECORD_COMPRESSED:
+		return 1;
+	}
+	return 0;
+}
+
+static int count_drop(struct perfring_writer *w, uint32_t type)
+{
+	size_t i;
+	struct wr_drop *nd;
+
+	w->st.dropped_unknown++;
+	for (i = 0; i < w->nr_drops; i++) {
+		if (w->drops[i].type == type) {
+			w->drops[i].count++;
+			return 0;
+		}
+		if (w->drops[i].type > type)
+			break;
+	}
+	nd = realloc(w->drops, (w->nr_drops + 1) * sizeof(*nd));
+	if (!nd)
+		return 0;	/* the total is still counted */
+	w->drops = nd;
+	memmove(&nd[i + 1], &nd[i], (w->nr_drops - i) * sizeof(*nd));
+	nd[i].type = type;
+	nd[i].count = 1;
+	w->nr_drops++;
+	w->st.unknown_types = (uint32_t)w->nr_drops;
+	return 0;
+}
+
+/*
+ * Find the event of a record and its time (0: none), as perf does:
+ * SAMPLE id at id_pos, other kernel records' id at is_pos from the end.
+ */
+static int record_event_time(struct perfring_writer *w, const unsigned char *p,
+			     uint32_t size, uint64_t *time,
+			     struct perfring_diag *diag)
+{
+	uint32_t type = pr_get32(p);
+	const struct wr_event *e0 = &w->ev[0], *e;
+	int ev = 0;
+	uint64_t t = 0;
+
+	*time = 0;
+	if (type >= PERFRING_RECORD_HEADER_ATTR || is_unknown_type(type))
+		return 0;
+	if (type == PERFRING_RECORD_SAMPLE) {
+		if (w->nr_ev > 1) {
+			size_t off = 8 + 8u * (size_t)e0->id_pos;
+			uint64_t id;
+
+			if (off + 8 > size)
+				goto short_rec;
+			id = rd64(p + off);
+			ev = id ? find_event(w, id) : 0;
+			if (ev < 0)
+				goto bad_id;
+		}
+		e = &w->ev[ev];
+		if (e->attr.sample_type & PERFRING_SAMPLE_TIME) {
+			uint64_t st = e->attr.sample_type;
+			size_t off = 8 + 8u * (!!(st & PERFRING_SAMPLE_IDENTIFIER) +
+					       !!(st & PERFRING_SAMPLE_IP) +
+					       !!(st & PERFRING_SAMPLE_TID));
+
+			if (off + 8 > size)
+				goto short_rec;
+			t = rd64(p + off);
+		}
+	} else if (e0->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL) {
+		uint64_t st;
+		size_t ts;
+
+		if (w->nr_ev > 1) {
+			size_t back = 8u * (size_t)e0->is_pos;
+			uint64_t id;
+
+			if (size < 8 + back)
+				goto short_rec;
+			id = rd64(p + size - back);
+			ev = id ? find_event(w, id) : 0;
+			if (ev < 0)
+				goto bad_id;
+		}
+		e = &w->ev[ev];
+		st = e->attr.sample_type;
+		ts = trailer_size(st);
+		if (size < 8 + ts)
+			goto short_rec;
+		if (st & PERFRING_SAMPLE_TIME)
+			t = rd64(p + size - ts + 8u * !!(st & PERFRING_SAMPLE_TID));
+	}
+	if (t == UINT64_MAX)
+		t = 0;
+	*time = t;
+	return 0;
+
+short_rec:
+	pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+		    "record of type %" PRIu32 " and %" PRIu32 " bytes is too "
+		    "short for its sample_type", type, size);
+	return -EINVAL;
+bad_id:
+	pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+		    "record of type %" PRIu32 ": its sample id matches no event "
+		    "(perf would abort)", type);
+	return -EINVAL;
+}
+
+PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
+				       const void *rec, size_t len,
+				       struct perfring_diag *diag)
+{
+	const unsigned char *p = rec;
+	struct wr_source *q;
+	uint32_t type, size;
+	uint64_t t = 0, key;
+	int r;
+
+	if (!w || !rec)
+		return -EINVAL;
+	if (w->err) {
+		wr_copy_err(w, diag);
+		return w->err;
+	}
+	if (source < 0 || source >= w->nr_src) {
+		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+			    "no source %d", source);
+		return -EINVAL;
+	}
+	if (len < 8 || pr_get16(p + 6) < 8 || pr_get16(p + 6) > len) {
+		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+			    "record size %u does not fit the %zu bytes given",
+			    len >= 8 ? pr_get16(p + 6) : 0, len);
+		return -EINVAL;
+	}
+	if (!w->started) {
+		r = wr_start(w);
+		if (r < 0) {
+			wr_copy_err(w, diag);
+			return r;
+		}
+	}
+	type = pr_get32(p);
+	size = pr_get16(p + 6);
+	if (is_unknown_type(type) && !w->keep_unknown)
+		return count_drop(w, type);
+	if (is_managed_type(type)) {
+		w->st.dropped_managed++;
+		return 0;
+	}
+	r = record_event_time(w, p, size, &t, diag);
+	if (r < 0)
+		return r;
+
+	q = &w->src[source];
+	key = t > q->last_key ? t : q->last_key;
+	q->last_key = key;
+	if (!w->queued_nr) {
+		/*
+		 * Nothing queued, and if no other source can still produce
+		 * anything, nothing older can come: write straight through.
+		 */
+		int only = 1, s;
+
+		for (s = 0; s < w->nr_src && only; s++)
+			if (s != source && !w->src[s].ended)
+				only = 0;
+		if (only) {
+			r = emit(w, p, size, t, type == PERFRING_RECORD_SAMPLE);
+			if (r < 0)
+				wr_copy_err(w, diag);
+			return r;
+		}
+	}
+	r = src_push(w, source, p, size, key, t, type == PERFRING_RECORD_SAMPLE);
+	if (!r)
+		r = drain(w, 0);
+	if (r < 0)
+		wr_copy_err(w, diag);
+	return r;
+}
+
+PERFRING_API int perfring_writer_add_source(struct perfring_writer *w)
+{
+	struct wr_source *ns;
+
+	if (!w)
+		return -EINVAL;
+	if (!w->src0_claimed) {
+		w->src0_claimed = 1;
+		return 0;
+	}
+	ns = realloc(w->src, (size_t)(w->nr_src + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	w->src = ns;
+	memset(&ns[w->nr_src], 0, sizeof(*ns));
+	w->n_waiting++;
+	return w->nr_src++;
+}
+
+PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
+					    int source,
+					    struct perfring_diag *diag)
+{
+	struct wr_source *q;
+	int r;
+
+	if (!w || source < 0 || source >= w->nr_src) {
+		pr_diag_set(diag, -EINVAL, w ? w->dname : NULL, PR_NO_OFFSET,
+			    "no source %d", source);
+		return -EINVAL;
+	}
+	q = &w->src[source];
+	if (q->ended)
+		return w->err;
+	if (!q->nr)
+		w->n_waiting--;
+	q->ended = 1;
+	if (w->err) {
+		wr_copy_err(w, diag);
+		return w->err;
+	}
+	r = drain(w, 0);
+	if (r < 0)
+		wr_copy_err(w, diag);
+	return r;
+}
+
+/* ---- open / close ----------------------------------------------------------- */
+
+static void wr_free(struct perfring_writer *w)
+{
+	int i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->nr_src; i++) {
+		struct wr_chunk *c = w->src[i].head;
+
+		while (c) {
+			struct wr_chunk *n = c->next;
+
+			free(c);
+			c = n;
+		}
+	}
+	while (w->spare) {
+		struct wr_chunk *n = w->spare->next;
+
+		free(w->spare);
+		w->spare = n;
+	}
+	for (i = 0; i < w->nr_ev; i++) {
+		free(w->ev[i].ids);
+		free(w->ev[i].name);
+	}
+	for (i = 0; i < w->argc; i++)
+		free(w->argv[i]);
+	free(w->argv);
+	free(w->ev);
+	free(w->idmap);
+	free(w->src);
+	free(w->drops);
+	free(w->obuf);
+	free(w->path);
+	free(w->tmp);
+	free(w->dname);
+	free(w->hostname);
+	free(w->osrelease);
+	free(w->arch);
+	free(w->version);
+	free(w->kallsyms);
+	free(w);
+}
+
+PERFRING_API void perfring_writer_abort(struct perfring_writer *w)
+{
+	if (!w)
+		return;
+	if (w->own_fd && w->fd >= 0)
+		close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	wr_free(w);
+}
+
+PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
+				      struct perfring_diag *diag,
+				      struct perfring_writer **out)
+{
+	struct perfring_writer_opts o;
+	struct perfring_writer *w;
+	struct utsname u;
+	struct stat sb;
+	char dn[64];
+	int i, r;
+
+	if (!out || !opts || opts->sz < sizeof(size_t)) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
+			    "no options (use PERFRING_WRITER_OPTS)");
+		return -EINVAL;
+	}
+	*out = NULL;
+	if (opts->sz > sizeof(o)) {
+		const unsigned char *x = (const unsigned char *)opts;
+		size_t k;
+
+		for (k = sizeof(o); k < opts->sz; k++)
+			if (x[k]) {
+				pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
+					    "options set fields this library "
+					    "version does not know");
+				return -EINVAL;
+			}
+	}
+	memset(&o, 0, sizeof(o));
+	memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (!o.path && o.fd < 0) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
+			    "no output: set path or a valid fd");
+		return -EINVAL;
+	}
+	if ((unsigned)o.kmap > PERFRING_WRITER_KMAP_NONE || o.argc < 0 ||
+	    (o.argc > 0 && !o.argv)) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad option value");
+		return -EINVAL;
+	}
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->keep_unknown = !!o.keep_unknown;
+	w->kmap = o.kmap;
+	w->window = o.window_bytes ? o.window_bytes : WR_DEFAULT_WINDOW;
+	if (w->window < WR_MIN_WINDOW)
+		w->window = WR_MIN_WINDOW;
+	w->round_bytes = o.round_bytes ? o.round_bytes : WR_DEFAULT_ROUND;
+	w->max_spare = w->window / WR_CHUNK_SIZE / 2 + 1;
+	w->next_id = 1;
+	w->nr_src = 1;
+	w->src = calloc(1, sizeof(*w->src));
+	w->obuf = malloc(WR_OBUF_SIZE);
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	w->hostname = strdup(o.hostname ? o.hostname : u.nodename);
+	w->osrelease = strdup(o.osrelease ? o.osrelease : u.release);
+	w->arch = strdup(o.arch ? o.arch : u.machine);
+	w->version = o.version ? strdup(o.version) :
+		     strdup("libperfring " PERFRING_VERSION_STRING);
+	w->kallsyms = strdup(o.kallsyms_path ? o.kallsyms_path : "/proc/kallsyms");
+	if (!w->src || !w->obuf || !w->hostname || !w->osrelease || !w->arch ||
+	    !w->version || !w->kallsyms) {
+		wr_free(w);
+		return -ENOMEM;
+	}
+	w->n_waiting = 1;	/* source 0, empty and not ended */
+	if (o.argc > 0) {
+		w->argv = calloc((size_t)o.argc, sizeof(char *));
+		if (!w->argv) {
+			wr_free(w);
+			return -ENOMEM;
+		}
+		for (i = 0; i < o.argc; i++) {
+			w->argv[i] = strdup(o.argv[i] ? o.argv[i] : "");
+			if (!w->argv[i]) {
+				wr_free(w);
+				return -ENOMEM;
+			}
+			w->argc = i + 1;
+		}
+	} else if (read_cmdline(w) < 0) {
+		wr_free(w);
+		return -ENOMEM;
+	}
+
+	if (o.path && !strcmp(o.path, "-")) {
+		w->fd = STDOUT_FILENO;
+		w->pipe = 1;
+		w->dname = strdup("-");
+	} else if (o.path) {
+		w->dname = strdup(o.path);
+		if (!w->dname) {
+			wr_free(w);
+			return -ENOMEM;
+		}
+		if (stat(o.path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			/* a FIFO, a terminal, /dev/stdout...: stream into it */
+			if (S_ISDIR(sb.st_mode)) {
+				pr_diag_set(diag, -EISDIR, o.path, PR_NO_OFFSET,
+					    "is a directory");
+				wr_free(w);
+				return -EISDIR;
+			}
+			w->fd = open(o.path, O_WRONLY | O_CLOEXEC);
+			if (w->fd < 0) {
+				r = -errno;
+				pr_diag_set(diag, r, o.path, PR_NO_OFFSET,
+					    "cannot open: %s", strerror(-r));
+				wr_free(w);
+				return r;
+			}
+			w->own_fd = 1;
+			w->pipe = 1;
+		} else {
+			size_t n = strlen(o.path) + sizeof(".tmp.XXXXXX");
+
+			w->path = strdup(o.path);
+			w->tmp = malloc(n);
+			if (!w->path || !w->tmp) {
+				wr_free(w);
+				return -ENOMEM;
+			}
+			snprintf(w->tmp, n, "%s.tmp.XXXXXX", o.path);
+			w->fd = mkostemp(w->tmp, O_CLOEXEC);
+			if (w->fd < 0) {
+				r = -errno;
+				pr_diag_set(diag, r, o.path, PR_NO_OFFSET,
+					    "cannot create the temporary file %s: %s",
+					    w->tmp, strerror(-r));
+				free(w->tmp);
+				w->tmp = NULL;
+				wr_free(w);
+				return r;
+			}
+			w->own_fd = 1;
+			w->pipe = !!o.pipe_mode;
+		}
+	} else {
+		snprintf(dn, sizeof(dn), "<fd %d>", o.fd);
+		w->dname = strdup(dn);
+		w->fd = o.fd;
+		if (fstat(o.fd, &sb) < 0) {
+			r = -errno;
+			pr_diag_set(diag, r, dn, PR_NO_OFFSET, "bad fd: %s",
+				    strerror(-r));
+			wr_free(w);
+			return r;
+		}
+		w->pipe = o.pipe_mode || !S_ISREG(sb.st_mode) ||
+			  lseek(o.fd, 0, SEEK_CUR) < 0;
+		w->file_on_fd = !w->pipe;
+	}
+	if (!w->dname) {
+		perfring_writer_abort(w);
+		return -ENOMEM;
+	}
+	w->st.pipe_mode = w->pipe;
+	*out = w;
+	return 0;
+}
+
+static int write_features(struct perfring_writer *w)
+{
+	struct wr_buf tab = { 0 }, pay = { 0 }, b = { 0 };
+	uint64_t bitmap[4] = { 0 };
+	uint64_t data_size, table_off, off;
+	unsigned char hdr[WR_FILE_HEADER_SIZE];
+	int i, nr = 0, r;
+	struct { int feat; size_t off, len; } got[NR_FEATS];
+
+	r = wr_flush(w);
+	if (r < 0)
+		return r;
+	data_size = w->opos - w->data_offset;
+	table_off = w->opos;
+	for (i = 0; i < NR_FEATS; i++) {
+		size_t before = pay.len;
+
+		b.len = 0;
+		if (!feat_build(w, feat_list[i], &b))
+			continue;
+		buf_put(&pay, b.p, b.len);
+		got[nr].feat = feat_list[i];
+		got[nr].off = before;
+		got[nr].len = b.len;
+		nr++;
+		bitmap[feat_list[i] / 64] |= 1ull << (feat_list[i] % 64);
+	}
+	off = table_off + 16u * (uint64_t)nr;
+	for (i = 0; i < nr; i++) {
+		buf_u64(&tab, off + got[i].off);
+		buf_u64(&tab, got[i].len);
+	}
+	if (tab.oom || pay.oom || b.oom) {
+		r = wr_fail(w, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r = wr_out(w, tab.p, tab.len);
+	if (!r)
+		r = wr_out(w, pay.p, pay.len);
+	if (!r)
+		r = wr_flush(w);
+	if (r < 0)
+		goto out;
+
+	memset(hdr, 0, sizeof(hdr));
+	pr_put64(hdr, WR_MAGIC);
+	pr_put64(hdr + 8, WR_FILE_HEADER_SIZE);
+	pr_put64(hdr + 16, w->attr_size + 16u);
+	pr_put64(hdr + 24, w->data_offset - (uint64_t)w->nr_ev * (w->attr_size + 16u));
+	pr_put64(hdr + 32, (uint64_t)w->nr_ev * (w->attr_size + 16u));
+	pr_put64(hdr + 40, w->data_offset);
+	pr_put64(hdr + 48, data_size);
+	/* event_types: zeros */
+	for (i = 0; i < 4; i++)
+		pr_put64(hdr + 72 + 8 * i, bitmap[i]);
+	r = wr_write_all(w, hdr, sizeof(hdr), 0);
+	if (!r && w->file_on_fd && ftruncate(w->fd, (off_t)w->opos) < 0)
+		r = wr_fail(w, -errno, "truncating: %s", strerror(errno));
+out:
+	free(tab.p);
+	free(pay.p);
+	free(b.p);
+	return r;
+}
+
+static void warn_drops(const struct perfring_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_drops; i++)
+		pr_log(PERFRING_LOG_WARN, "%s: dropped %" PRIu64 " record%s of type "
+		       "%" PRIu32 ", which perf 6.1 refuses (keep_unknown keeps them)",
+		       w->dname, w->drops[i].count, w->drops[i].count == 1 ? "" : "s",
+		       w->drops[i].type);
+	if (w->st.late)
+		pr_log(PERFRING_LOG_WARN, "%s: %" PRIu64 " records were written older "
+		       "than perf's round limit (a source was fed out of time order "
+		       "or ran more than the merge window ahead); perf will report "
+		       "them as out of order",
+		       w->dname, w->st.late);
+}
+
+PERFRING_API int perfring_writer_close(struct perfring_writer *w,
+				       struct perfring_diag *diag)
+{
+	int r = 0, i;
+
+	if (!w)
+		return -EINVAL;
+	if (!w->err && !w->started)
+		r = wr_start(w);
+	for (i = 0; i < w->nr_src; i++)
+		w->src[i].ended = 1;
+	w->n_waiting = 0;
+	if (!w->err)
+		r = drain(w, 1);
+	if (!w->err)
+		r = w->pipe ? wr_flush(w) : write_features(w);
+	if (!w->err && w->own_fd) {
+		int fd = w->fd;
+
+		w->fd = -1;
+		if (close(fd) < 0 && errno != EINTR) {
+			int e = errno;
+
+			r = wr_fail(w, -e, "closing %s: %s",
+				    w->tmp ? w->tmp : "the output", strerror(e));
+		}
+	}
+	if (!w->err && w->tmp) {
+		if (rename(w->tmp, w->path) < 0) {
+			int e = errno;
+
+			r = wr_fail(w, -e, "renaming %s into place: %s",
+				    w->tmp, strerror(e));
+		} else {
+			free(w->tmp);
+			w->tmp = NULL;
+		}
+	}
+	if (w->err) {
+		r = w->err;
+		wr_copy_err(w, diag);
+		perfring_writer_abort(w);
+		return r;
+	}
+	warn_drops(w);
+	wr_free(w);
+	return r < 0 ? r : 0;
+}
+
+PERFRING_API int perfring_writer_get_stats(const struct perfring_writer *w,
+					   struct perfring_writer_stats *st)
+{
+	size_t sz;
+
+	if (!w || !st || st->sz < sizeof(size_t))
+		return -EINVAL;
+	sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
+	memcpy((char *)st + sizeof(size_t), (const char *)&w->st + sizeof(size_t),
+	       sz - sizeof(size_t));
+	return 0;
+}
+
+PERFRING_API int perfring_writer_dropped_types(const struct perfring_writer *w,
+					       uint32_t *types, uint64_t *counts,
+					       size_t max)
+{
+	size_t i;
+
+	if (!w)
+		return -EINVAL;
+	for (i = 0; i < w->nr_drops && i < max; i++) {
+		if (types)
+			types[i] = w->drops[i].type;
+		if (counts)
+			counts[i] = w->drops[i].count;
+	}
+	return (int)w->nr_drops;
+}
