@@ -55,11 +55,13 @@ PERFRING_API void perfring_registry_free(struct perfring_registry *reg);
  *            perfring_plugin_descriptor symbol ("not a perfring plugin")
  *  -EPROTO   its ABI version is not ours (diag names both versions), its
  *            descriptor is too small or a required field is missing
+ *  -EINVAL   path is not a regular file
  *  -EEXIST   it claims a record type another loaded plugin claims (diag
- *            names both files); also when the same file is loaded twice
+ *            names both files)
  *  -ECANCELED its init function failed
  *  -ENOMEM
- * On failure nothing is added and diag says why, naming the file.
+ * Loading a file that is already loaded (same real path) does nothing and
+ * returns 0.  On failure nothing is added and diag says why, naming the file.
  */
 PERFRING_API int perfring_registry_load_file(struct perfring_registry *reg,
 					     const char *path,
@@ -78,8 +80,9 @@ PERFRING_API int perfring_registry_load_dir(struct perfring_registry *reg,
 /*
  * Load a colon-separated list of directories and plugin files.  Empty
  * entries are ignored (they never mean the current directory); a relative
- * entry is loaded but logged as a warning.  Returns the number loaded or
- * the first error (as above).
+ * entry is loaded but logged as a warning; a missing entry is an error
+ * (-ENOENT, diag names it).  Returns the number loaded or the first error
+ * (as above).
  */
 PERFRING_API int perfring_registry_load_path(struct perfring_registry *reg,
 					     const char *list,

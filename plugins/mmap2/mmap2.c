@@ -36,9 +36,14 @@ static int mmap2_encode(const struct perfring_attr *attr, uint32_t type,
 	if (type == PERFRING_RECORD_MMAP2 && (m->misc & PERFRING_MISC_MMAP_BUILD_ID) &&
 	    m->build_id_size > PERFRING_BUILD_ID_SIZE)
 		return -EINVAL;
-	n = m->filename ? strnlen(m->filename, m->filename_len) : 0;
+	/*
+	 * Never read more than a record can hold, whatever filename_len
+	 * says; checked in steps so that nothing can overflow.
+	 */
+	n = m->filename_len < PERFRING_RECORD_MAX_SIZE + 1 ? m->filename_len
+							    : PERFRING_RECORD_MAX_SIZE + 1;
+	n = m->filename ? strnlen(m->filename, n) : 0;
 	fixed = fixed_size(type);
-	/* Checked in steps so that a huge filename_len cannot overflow. */
 	if (n > PERFRING_RECORD_MAX_SIZE)
 		return -EMSGSIZE;
 	body = fixed + PL_ALIGN8(n + 1);
