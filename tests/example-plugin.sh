@@ -44,6 +44,21 @@ awk -v f="$tmp/src/switch.so" '$1 == "switch" && $2 == "record" && $3 == "SWITCH
 	$4 == "1.0" && $5 == f { ok = 1 } END { exit !ok }' "$tmp/list" ||
 	die "switch plugin not listed"
 
+# The installed perfring-dump does not use the build tree's plugins: with
+# the DESTDIR plugins directory in PERFRING_PLUGIN_PATH it lists those.
+# (Skipped if a real installation would also be searched.)
+dump=$(find "$tmp/root" -path '*/bin/perfring-dump' | head -n 1)
+[ -n "$dump" ] || die "perfring-dump not installed"
+if [ ! -d "$pluginsdir" ]; then
+	LD_LIBRARY_PATH="$tmp/root$libdir" PERFRING_PLUGIN_PATH="$tmp/root$pluginsdir" \
+		"$dump" --list-plugins >"$tmp/list2" 2>&1 ||
+		{ cat "$tmp/list2"; die "installed --list-plugins failed"; }
+	cat "$tmp/list2"
+	[ "$(grep -c "$tmp/root$pluginsdir/" "$tmp/list2")" -eq 3 ] ||
+		die "installed perfring-dump did not list the 3 installed plugins"
+	grep -q "$top_builddir" "$tmp/list2" && die "installed perfring-dump used the build tree"
+fi
+
 # The installed library loads it (and the installed plugins) and decodes.
 LD_LIBRARY_PATH="$tmp/root$libdir" PERFRING_PLUGIN_PATH="$tmp/src:$tmp/root$pluginsdir" \
 	PERFRING_NO_DLCLOSE=1 "$tmp/src/switch-test" >"$tmp/out" 2>&1 ||
