@@ -450,6 +450,12 @@ PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
 			    "events must be added before the first record");
 		return -EBUSY;
 	}
+	if (attr->size && attr->size < PERFRING_ATTR_SIZE_VER0) {
+		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+			    "attr.size %" PRIu32 " is smaller than the first "
+			    "version (64)", attr->size);
+		return -EINVAL;
+	}
 	nev = realloc(w->ev, (size_t)(w->nr_ev + 1) * sizeof(*nev));
 	if (!nev)
 		return -ENOMEM;

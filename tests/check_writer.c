@@ -602,6 +602,11 @@ START_TEST(test_event_validation)
 		ck_assert_int_eq(perfring_writer_add_event(w, &a, &zero, 1, NULL, &d), -EINVAL);
 		ck_assert_int_eq(perfring_writer_add_event(w, &a, dup, 2, NULL, &d), -EEXIST);
 	}
+	/* attr.size below VER0 */
+	b = a;
+	b.size = 32;
+	ck_assert_int_eq(perfring_writer_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(d.msg, "attr.size"));
 	/* a record whose id matches no event: refused, the writer goes on */
 	n = tw_sample(&a, rec, 0x10, 1, 1, 0, 77, 0, 0);
 	ck_assert_int_eq(perfring_writer_write(w, 0, rec, n, &d), -EINVAL);
@@ -1086,6 +1091,53 @@ START_TEST(test_fail_enospc_and_abort)
 }
 END_TEST
 
+/* File mode on a caller's seekable fd: written from offset 0, truncated. */
+START_TEST(test_file_on_fd)
+{
+	char out[300], ref[300];
+	struct perfring_attr a;
+	struct perfring_writer *w;
+	unsigned char rec[64], *f1, *f2, junk[8192];
+	size_t l1, l2;
+	int fd;
+
+	path_in(out, sizeof(out), "fd.data");
+	path_in(ref, sizeof(ref), "ref.data");
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	memset(junk, 0xee, sizeof(junk));
+	ck_assert_int_eq(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
+	{
+		PERFRING_WRITER_OPTS(o, .fd = fd, .hostname = "h", .argc = 1,
+				     .argv = (const char *const[]){ "p" },
+				     .kmap = PERFRING_WRITER_KMAP_NONE);
+		w = open_ok(&o);
+		ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+		write_ok(w, 0, rec, tw_sample(&a, rec, 0x10, 1, 1, 5, 0, 0, 0));
+		close_ok(w);
+	}
+	ck_assert_int_eq(fcntl(fd, F_GETFD), 0);	/* still open: the caller's */
+	close(fd);
+	{
+		PERFRING_WRITER_OPTS(o, .path = ref, .hostname = "h", .argc = 1,
+				     .argv = (const char *const[]){ "p" },
+				     .kmap = PERFRING_WRITER_KMAP_NONE);
+		w = open_ok(&o);
+		ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+		write_ok(w, 0, rec, tw_sample(&a, rec, 0x10, 1, 1, 5, 0, 0, 0));
+		close_ok(w);
+	}
+	f1 = slurp(out, &l1);
+	f2 = slurp(ref, &l2);
+	ck_assert_uint_lt(l1, sizeof(junk));
+	ck_assert_uint_eq(l1, l2);
+	ck_assert_int_eq(memcmp(f1, f2, l1), 0);
+	free(f1);
+	free(f2);
+}
+END_TEST
+
 static Suite *writer_suite(void)
 {
 	Suite *s = suite_create("writer");
@@ -1096,6 +1148,7 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, test_file_layout);
 	tcase_add_test(tc, test_pipe_layout);
 	tcase_add_test(tc, test_attr_size);
+	tcase_add_test(tc, test_file_on_fd);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("validation");

@@ -8,13 +8,15 @@
  *              --f1 HEX --f2 HEX [--pipe] [--sources 2] [--events 2]
  *              [--samples N] [--unknown] [--keep-unknown] [--kallsyms PATH]
  *              [--window BYTES] [--round BYTES] [--name NAME] [--naive]
+ *              [--no-kmap] [--clockid N]
  *
  * Times start at 1e9 ns.  Parent pid 4242 "wgen-app", child 4243.  Samples
  * are 3 in f1 for 1 in f2.  With --sources 2 the parent's records go to
  * source 0 and the child's to source 1, fed in interleaved batches, so the
  * writer has to merge them.  With --unknown, records of types 22 and 200
  * are added.  --naive feeds the same interleaved batches into one source
- * (no merge: the negative control of the merge test).  Prints the writer's stats on stdout as key=value lines.
+ * (no merge: the negative control of the merge test).  Prints the writer's
+ * stats as key=value lines on stdout (on stderr when the output is "-").
  */
 #include <errno.h>
 #include <getopt.h>
@@ -69,12 +71,13 @@ int main(int argc, char **argv)
 		{ "unknown", 0, 0, 'u' }, { "keep-unknown", 0, 0, 'k' },
 		{ "kallsyms", 1, 0, 'K' }, { "window", 1, 0, 'w' },
 		{ "round", 1, 0, 'r' }, { "name", 1, 0, 'N' },
-		{ "naive", 0, 0, 'A' }, { 0, 0, 0, 0 }
+		{ "naive", 0, 0, 'A' }, { "no-kmap", 0, 0, 'M' },
+		{ "clockid", 1, 0, 'C' }, { 0, 0, 0, 0 }
 	};
 	const char *out = NULL, *elf = NULL, *kallsyms = NULL, *name = NULL;
 	uint64_t start = 0, len = 0, pgoff = 0, f1 = 0, f2 = 0;
 	int pipe_mode = 0, nsrc = 1, nev = 1, unknown = 0, keep = 0, c, i;
-	int naive = 0;
+	int naive = 0, no_kmap = 0, clockid = -1;
 	long nsamples = 400;
 	size_t window = 0, round = 0;
 	struct perfring_attr a;
@@ -107,6 +110,8 @@ int main(int argc, char **argv)
 		case 'r': round = strtoul(optarg, NULL, 0); break;
 		case 'N': name = optarg; break;
 		case 'A': naive = 1; break;
+		case 'M': no_kmap = 1; break;
+		case 'C': clockid = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -119,6 +124,7 @@ int main(int argc, char **argv)
 	PERFRING_WRITER_OPTS(o, .path = out, .pipe_mode = pipe_mode,
 			     .keep_unknown = keep, .kallsyms_path = kallsyms,
 			     .window_bytes = window, .round_bytes = round,
+			     .kmap = no_kmap ? PERFRING_WRITER_KMAP_NONE : 0,
 			     .argc = argc, .argv = (const char *const *)argv);
 	r = perfring_writer_open(&o, &d, &w);
 	if (r < 0) {
@@ -140,6 +146,10 @@ int main(int argc, char **argv)
 		  PERFRING_ATTR_SAMPLE_ID_ALL | PERFRING_ATTR_EXCLUDE_GUEST |
 		  PERFRING_ATTR_MMAP2 | PERFRING_ATTR_COMM_EXEC;
 	a.size = PERFRING_ATTR_SIZE_VER7;
+	if (clockid >= 0) {
+		a.flags |= PERFRING_ATTR_USE_CLOCKID;
+		a.clockid = clockid;
+	}
 	r = perfring_writer_add_event(w, &a, NULL, 0, name, &d);
 	if (r >= 0 && nev == 2) {
 		struct perfring_attr a2 = a;
@@ -216,7 +226,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "writer-gen: %s\n", perfring_diag_format(&d, msg, sizeof(msg)));
 		return 1;
 	}
-	printf("records=%" PRIu64 "\nrounds=%" PRIu64 "\nlate=%" PRIu64
+	/* stats on stdout, unless that is the perf.data stream */
+	fprintf(strcmp(out, "-") ? stdout : stderr, "records=%" PRIu64 "\nrounds=%" PRIu64 "\nlate=%" PRIu64
 	       "\ndropped_unknown=%" PRIu64 "\nkernel_mmap=%d\nexclude_kernel_set=%d\n"
 	       "pipe_mode=%d\nforced_flushes=%" PRIu64 "\n",
 	       st.records, st.rounds, st.late, st.dropped_unknown, st.kernel_mmap,

@@ -136,6 +136,27 @@ for mode in file pipe; do
 	fi
 done
 
+# through a real pipe: writer-gen -o - | perf report -i -
+"$GEN" -o - $A 2> "$W/gen.err" | "$PERF" report --stdio --sort comm,dso,sym -i - \
+	> "$W/rep" 2> "$W/rep.err"
+empty "real pipe: perf report prints no warning" "$W/rep.err"
+has "real pipe: samples in hot_func" "$W/rep" '^ +75\.00% +wgen-app +wapp +\[\.\] hot_func'
+has "real pipe: stats went to stderr" "$W/gen.err" '^pipe_mode=1$'
+
+# use_clockid: CLOCKID and CLOCK_DATA features
+"$GEN" -o "$W/clk.data" --clockid 1 $A > "$W/gen.out" 2> "$W/gen.err"
+"$PERF" report --header-only -i "$W/clk.data" > "$W/hdr" 2> "$W/hdr.err"
+has "clockid: frequency from the clock resolution" "$W/hdr" '^# clockid frequency: [1-9][0-9]* MHz$'
+has "clockid: CLOCK_DATA" "$W/hdr" '^# clockid: monotonic \(1\)$'
+has "clockid: reference time" "$W/hdr" \
+	"^# reference time: $(date +%Y-)[0-9-]+ [0-9:.]+ = [0-9]+\.[0-9]{6} \(TOD\) = [0-9]+\.[0-9]{9} \(monotonic\)"
+
+# negative control for the "no warning" checks: no kernel map, no exclude_kernel
+"$GEN" -o "$W/nokmap.data" --no-kmap $A > "$W/gen.out" 2> "$W/gen.err"
+"$PERF" report --stdio -i "$W/nokmap.data" > "$W/rep" 2> "$W/rep.err"
+has "control: without kernel map nor exclude_kernel perf report warns" "$W/rep.err" \
+	'Kernel address maps'
+
 # two sources, two events, rounds every record: merged by time
 for mode in file pipe; do
 	F="$W/merge-$mode.data"

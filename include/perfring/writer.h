@@ -106,7 +106,8 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
  * several events).  With several events perf requires ID or IDENTIFIER in
  * every sample_type at the same position, equal sample_id_all and equal
  * read_format: violations are refused here with -EINVAL and a diag.
- * attr->size says which bytes are meaningful (0: the whole struct); the
+ * attr->size says which bytes are meaningful (0: the whole struct; 1 to
+ * 63: -EINVAL); the
  * written attr.size is the smallest version holding every non-zero field,
  * at most 128 (VER7, what perf 6.1 reads; always 128 in pipe mode);
  * a non-zero config3 is dropped with a warning.
