@@ -151,6 +151,9 @@ struct perfring_writer {
 	size_t queued;			/* bytes queued in all sources */
 	size_t queued_nr;		/* records queued */
 	int n_waiting;			/* active sources with nothing queued */
+	int n_open;			/* sources not ended */
+	int *heap;			/* sources with records, min-heap by head key */
+	int nh;
 	int forcing;			/* in a forced flush */
 
 	int started;
@@ -538,7 +541,7 @@ PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
 			if (ids[i] >= w->next_id)
 				w->next_id = ids[i] + 1;
 	}
-	e->name = name ? strdup(name) : default_name(&e->attr);
+	e->name = name && *name ? strdup(name) : default_name(&e->attr);
 	if (!e->name) {
 		free(e->ids);
 		return -ENOMEM;
@@ -1074,6 +1077,54 @@ static size_t entry_space(uint32_t size)
 	return sizeof(struct wr_entry) + PR_ALIGN8((size_t)size);
 }
 
+static const struct wr_entry *src_head(const struct wr_source *q)
+{
+	return (const struct wr_entry *)(q->head->data + q->head->rd);
+}
+
+/* Heap order: head key, then source index (deterministic ties). */
+static int heap_less(const struct perfring_writer *w, int a, int b)
+{
+	uint64_t ka = src_head(&w->src[a])->key, kb = src_head(&w->src[b])->key;
+
+	return ka < kb || (ka == kb && a < b);
+}
+
+static void heap_down(struct perfring_writer *w, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, m = i, t;
+
+		if (l < w->nh && heap_less(w, w->heap[l], w->heap[m]))
+			m = l;
+		if (l + 1 < w->nh && heap_less(w, w->heap[l + 1], w->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = w->heap[i];
+		w->heap[i] = w->heap[m];
+		w->heap[m] = t;
+		i = m;
+	}
+}
+
+static void heap_push(struct perfring_writer *w, int s)
+{
+	int i = w->nh++;
+
+	w->heap[i] = s;
+	while (i > 0) {
+		int p = (i - 1) / 2, t;
+
+		if (!heap_less(w, w->heap[i], w->heap[p]))
+			break;
+		t = w->heap[i];
+		w->heap[i] = w->heap[p];
+		w->heap[p] = t;
+		i = p;
+	}
+}
+
 static int src_push(struct perfring_writer *w, int s, const void *rec,
 		    uint32_t size, uint64_t key, uint64_t t, int is_sample)
 {
@@ -1112,16 +1163,15 @@ static int src_push(struct perfring_writer *w, int s, const void *rec,
 	q->nr++;
 	w->queued += need;
 	w->queued_nr++;
+	if (q->nr == 1)
+		heap_push(w, s);
 	return 0;
 }
 
-static const struct wr_entry *src_head(const struct wr_source *q)
+/* Write the oldest queued record (the head of the heap's top source). */
+static int heap_pop_emit(struct perfring_writer *w)
 {
-	return (const struct wr_entry *)(q->head->data + q->head->rd);
-}
-
-static int src_pop_emit(struct perfring_writer *w, int s)
-{
+	int s = w->heap[0];
 	struct wr_source *q = &w->src[s];
 	struct wr_chunk *c = q->head;
 	struct wr_entry e;
@@ -1150,6 +1200,10 @@ static int src_pop_emit(struct perfring_writer *w, int s)
 			free(c);
 		}
 	}
+	if (!q->nr)
+		w->heap[0] = w->heap[--w->nh];
+	if (w->nh)
+		heap_down(w, 0);
 	return r;
 }
 
@@ -1160,9 +1214,6 @@ static int drain(struct perfring_writer *w, int final)
 
 	w->forcing = 0;
 	while (w->queued_nr && !w->err) {
-		int s, best = -1;
-		uint64_t bk = 0;
-
 		if (!final && w->n_waiting) {
 			if (!forcing) {
 				if (w->queued <= w->window)
@@ -1174,18 +1225,7 @@ static int drain(struct perfring_writer *w, int final)
 				break;
 			}
 		}
-		for (s = 0; s < w->nr_src; s++) {
-			uint64_t k;
-
-			if (!w->src[s].nr)
-				continue;
-			k = src_head(&w->src[s])->key;
-			if (best < 0 || k < bk) {
-				best = s;
-				bk = k;
-			}
-		}
-		if (src_pop_emit(w, best) < 0)
+		if (heap_pop_emit(w) < 0)
 			break;
 	}
 	w->forcing = 0;
@@ -1370,22 +1410,15 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
 	q = &w->src[source];
 	key = t > q->last_key ? t : q->last_key;
 	q->last_key = key;
-	if (!w->queued_nr) {
+	if (!w->queued_nr && w->n_open - !q->ended == 0) {
 		/*
-		 * Nothing queued, and if no other source can still produce
-		 * anything, nothing older can come: write straight through.
+		 * Nothing queued, and no other source can still produce
+		 * anything, so nothing older can come: write straight through.
 		 */
-		int only = 1, s;
-
-		for (s = 0; s < w->nr_src && only; s++)
-			if (s != source && !w->src[s].ended)
-				only = 0;
-		if (only) {
-			r = emit(w, p, size, t, type == PERFRING_RECORD_SAMPLE);
-			if (r < 0)
-				wr_copy_err(w, diag);
-			return r;
-		}
+		r = emit(w, p, size, t, type == PERFRING_RECORD_SAMPLE);
+		if (r < 0)
+			wr_copy_err(w, diag);
+		return r;
 	}
 	r = src_push(w, source, p, size, key, t, type == PERFRING_RECORD_SAMPLE);
 	if (!r)
@@ -1398,6 +1431,7 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
 PERFRING_API int perfring_writer_add_source(struct perfring_writer *w)
 {
 	struct wr_source *ns;
+	int *nh;
 
 	if (!w)
 		return -EINVAL;
@@ -1410,7 +1444,12 @@ PERFRING_API int perfring_writer_add_source(struct perfring_writer *w)
 		return -ENOMEM;
 	w->src = ns;
 	memset(&ns[w->nr_src], 0, sizeof(*ns));
+	nh = realloc(w->heap, (size_t)(w->nr_src + 1) * sizeof(*nh));
+	if (!nh)
+		return -ENOMEM;
+	w->heap = nh;
 	w->n_waiting++;
+	w->n_open++;
 	return w->nr_src++;
 }
 
@@ -1432,6 +1471,7 @@ PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
 	if (!q->nr)
 		w->n_waiting--;
 	q->ended = 1;
+	w->n_open--;
 	if (w->err) {
 		wr_copy_err(w, diag);
 		return w->err;
@@ -1476,6 +1516,7 @@ static void wr_free(struct perfring_writer *w)
 	free(w->ev);
 	free(w->idmap);
 	free(w->src);
+	free(w->heap);
 	free(w->drops);
 	free(w->obuf);
 	free(w->path);
@@ -1556,6 +1597,7 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	w->next_id = 1;
 	w->nr_src = 1;
 	w->src = calloc(1, sizeof(*w->src));
+	w->heap = calloc(1, sizeof(*w->heap));
 	w->obuf = malloc(WR_OBUF_SIZE);
 	if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
@@ -1565,12 +1607,13 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	w->version = o.version ? strdup(o.version) :
 		     strdup("libperfring " PERFRING_VERSION_STRING);
 	w->kallsyms = strdup(o.kallsyms_path ? o.kallsyms_path : "/proc/kallsyms");
-	if (!w->src || !w->obuf || !w->hostname || !w->osrelease || !w->arch ||
+	if (!w->src || !w->heap || !w->obuf || !w->hostname || !w->osrelease || !w->arch ||
 	    !w->version || !w->kallsyms) {
 		wr_free(w);
 		return -ENOMEM;
 	}
 	w->n_waiting = 1;	/* source 0, empty and not ended */
+	w->n_open = 1;
 	if (o.argc > 0) {
 		w->argv = calloc((size_t)o.argc, sizeof(char *));
 		if (!w->argv) {
@@ -1760,6 +1803,7 @@ PERFRING_API int perfring_writer_close(struct perfring_writer *w,
 	for (i = 0; i < w->nr_src; i++)
 		w->src[i].ended = 1;
 	w->n_waiting = 0;
+	w->n_open = 0;
 	if (!w->err)
 		r = drain(w, 1);
 	if (!w->err)

@@ -863,6 +863,68 @@ START_TEST(test_merge_in_order)
 }
 END_TEST
 
+/* Many sources fed in random batches with random (per-source rising) times. */
+START_TEST(test_merge_many_sources)
+{
+	enum { NS = 50, PER = 200 };
+	char out[300];
+	struct perfring_attr a;
+	struct perfring_writer *w;
+	unsigned char rec[64];
+	static struct outrec o[NS * PER + 16];
+	uint64_t late, rounds, t[NS], seq[NS], prev_t = 0, prev_tag[NS];
+	size_t n, i;
+	int s, left = NS, src[NS], seen[NS];
+
+	srand(12345);
+	path_in(out, sizeof(out), "many.data");
+	PERFRING_WRITER_OPTS(opt, .path = out, .round_bytes = 1000,
+			     .kmap = PERFRING_WRITER_KMAP_NONE);
+	w = open_ok(&opt);
+	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
+	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	for (s = 0; s < NS; s++) {
+		src[s] = perfring_writer_add_source(w);
+		ck_assert_int_eq(src[s], s);
+		t[s] = 1000 + (uint64_t)(rand() % 100);
+		seq[s] = 0;
+		seen[s] = 0;
+	}
+	while (left) {
+		int k, b;
+
+		s = rand() % NS;
+		if (seq[s] == PER)
+			continue;
+		b = 1 + rand() % 8;
+		for (k = 0; k < b && seq[s] < PER; k++) {
+			t[s] += (uint64_t)(rand() % 50);	/* equal times too */
+			write_ok(w, s, rec, tw_sample(&a, rec, (uint64_t)s * 1000000000ull + seq[s],
+						      1, 1, t[s], 0, 0, 0));
+			seq[s]++;
+		}
+		if (seq[s] == PER) {
+			ck_assert_int_eq(perfring_writer_end_source(w, src[s], NULL), 0);
+			left--;
+		}
+	}
+	close_ok(w);
+	n = parse_rounds(out, o, NS * PER + 16, &late, &rounds);
+	ck_assert_uint_eq(n, NS * PER);
+	ck_assert_uint_eq(late, 0);
+	for (i = 0; i < n; i++) {
+		int so = (int)(o[i].tag / 1000000000ull);
+
+		ck_assert_uint_ge(o[i].time, prev_t);
+		prev_t = o[i].time;
+		if (seen[so])
+			ck_assert_uint_eq(o[i].tag, prev_tag[so] + 1);
+		seen[so] = 1;
+		prev_tag[so] = o[i].tag;
+	}
+}
+END_TEST
+
 START_TEST(test_merge_forced_flush)
 {
 	char out[300];
@@ -1160,6 +1222,7 @@ static Suite *writer_suite(void)
 	tc = tcase_create("merge");
 	tcase_add_checked_fixture(tc, mk_tmpdir, rm_tmpdir);
 	tcase_add_test(tc, test_merge_in_order);
+	tcase_add_test(tc, test_merge_many_sources);
 	tcase_add_test(tc, test_merge_forced_flush);
 	tcase_add_test(tc, test_streaming_memory);
 	tcase_set_timeout(tc, 120);

@@ -15,7 +15,9 @@
  * on any failure, or perfring_writer_abort(), the temporary file is removed
  * and PATH is left untouched.
  *
- * A writer is not thread-safe: use it from one thread at a time.
+ * A writer is not thread-safe: use it from one thread at a time.  Writing
+ * into a pipe whose reader has gone raises SIGPIPE as any write(2) does;
+ * ignore SIGPIPE to get -EPIPE instead.
  */
 #ifndef PERFRING_WRITER_H
 #define PERFRING_WRITER_H
@@ -100,7 +102,7 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 
 /*
  * Declare an event (perf_event_attr + its sample ids + a name for the
- * EVENT_DESC feature; NULL name: derived from type/config).  Only before the
+ * EVENT_DESC feature; NULL or "": derived from type/config).  Only before the
  * first record.  If ids is NULL / nr_ids is 0, one unique id is assigned
  * (perfring_writer_event_id() tells it; records must carry it when there are
  * several events).  With several events perf requires ID or IDENTIFIER in
