@@ -1377,9 +1377,10 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
 		wr_copy_err(w, diag);
 		return w->err;
 	}
-	if (source < 0 || source >= w->nr_src) {
+	if (source < 0 || source >= w->nr_src || w->src[source].ended) {
 		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
-			    "no source %d", source);
+			    source < 0 || source >= w->nr_src ? "no source %d" :
+			    "source %d was ended", source);
 		return -EINVAL;
 	}
 	if (len < 8 || pr_get16(p + 6) < 8 || pr_get16(p + 6) > len) {

@@ -958,6 +958,12 @@ START_TEST(test_merge_forced_flush)
 		write_ok(w, s1, rec, tw_sample(&a, rec, 1000000000ull + j, 1, 1, 1005 + 10 * j, 0, 0, 0));
 	ck_assert_int_eq(perfring_writer_end_source(w, s1, NULL), 0);
 	ck_assert_int_eq(perfring_writer_end_source(w, s0, NULL), 0);
+	{
+		struct perfring_diag d;
+
+		ck_assert_int_eq(perfring_writer_write(w, s0, rec, 8, &d), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(d.msg, "was ended"));
+	}
 	ck_assert_int_eq(perfring_writer_get_stats(w, &st), 0);
 	ck_assert_uint_gt(st.late, 0);
 	close_ok(w);

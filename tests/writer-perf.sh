@@ -136,6 +136,26 @@ for mode in file pipe; do
 	fi
 done
 
+# the same program built as PIE, mapped at a typical load base
+if "$CC" -O0 -fpie -pie -o "$W/wapp-pie" "$W/app.c" 2>/dev/null; then
+	base=$((0x555555554000))
+	set -- $(readelf -lW "$W/wapp-pie" | awk '$1 == "LOAD" && / R E / { print $2, $3, $6; exit }')
+	poff=$(($1)); pvaddr=$(($2)); pmemsz=$(($3))
+	pstart=$((base + (pvaddr & ~4095))); ppgoff=$((poff & ~4095))
+	plen=$(( ((pvaddr + pmemsz + 4095) & ~4095) - (pvaddr & ~4095) ))
+	pf1=$(( base + 0x$(nm "$W/wapp-pie" | awk '$3 == "hot_func" { print $1 }') ))
+	pf2=$(( base + 0x$(nm "$W/wapp-pie" | awk '$3 == "cold_func" { print $1 }') ))
+	"$GEN" -o "$W/pie.data" --elf "$W/wapp-pie" --start $(printf %x $pstart) \
+		--len $(printf %x $plen) --pgoff $(printf %x $ppgoff) \
+		--f1 $(printf %x $pf1) --f2 $(printf %x $pf2) > "$W/gen.out" 2> "$W/gen.err"
+	"$PERF" report --stdio --sort comm,dso,sym -i "$W/pie.data" > "$W/rep" 2> "$W/rep.err"
+	empty "pie: perf report prints no warning" "$W/rep.err"
+	has "pie: samples in hot_func" "$W/rep" '^ +75\.00% +wgen-app +wapp-pie +\[\.\] hot_func'
+	has "pie: samples in cold_func" "$W/rep" '^ +25\.00% +wgen-app +wapp-pie +\[\.\] cold_func'
+else
+	echo "# PIE case not run: $CC cannot build a PIE"
+fi
+
 # through a real pipe: writer-gen -o - | perf report -i -
 "$GEN" -o - $A 2> "$W/gen.err" | "$PERF" report --stdio --sort comm,dso,sym -i - \
 	> "$W/rep" 2> "$W/rep.err"

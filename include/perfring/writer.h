@@ -153,8 +153,8 @@ PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
  * HEADER_TRACING_DATA, AUXTRACE, COMPRESSED, HEADER_EVENT_TYPE) are dropped
  * and counted as "managed".
  * Returns 0 (written, queued or dropped); -EINVAL for a malformed record, a
- * record whose id matches no event, or a bad source (diag says which, the
- * writer stays usable); or a negative errno of writing the output (the
+ * record whose id matches no event, or a bad or ended source (diag says
+ * which, the writer stays usable); or a negative errno of writing the output (the
  * writer is then failed: only close/abort remain, and close reports it).
  */
 PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
