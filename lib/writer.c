@@ -502,8 +502,8 @@ PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
 			why = "read_format differs from event 0";
 		if (why) {
 			pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
-				    "event %d: %s (perf would abort with \"non "
-				    "matching sample_type\")", w->nr_ev, why);
+				    "event %d: %s (perf 6.1 refuses such files)",
+				    w->nr_ev, why);
 			return -EINVAL;
 		}
 	}
@@ -1644,15 +1644,22 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 			wr_free(w);
 			return -ENOMEM;
 		}
-		if (stat(o.path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-			/* a FIFO, a terminal, /dev/stdout...: stream into it */
+		if (stat(o.path, &sb) == 0 &&
+		    (!S_ISREG(sb.st_mode) || !strncmp(o.path, "/dev/", 5) ||
+		     !strncmp(o.path, "/proc/", 6))) {
+			/*
+			 * A FIFO, a terminal, /dev/stdout...: write into it
+			 * directly (a temporary file there and a rename would
+			 * replace the device node or the symlink).
+			 */
 			if (S_ISDIR(sb.st_mode)) {
 				pr_diag_set(diag, -EISDIR, o.path, PR_NO_OFFSET,
 					    "is a directory");
 				wr_free(w);
 				return -EISDIR;
 			}
-			w->fd = open(o.path, O_WRONLY | O_CLOEXEC);
+			w->fd = open(o.path, O_WRONLY | O_CLOEXEC |
+				     (S_ISREG(sb.st_mode) ? O_TRUNC : 0));
 			if (w->fd < 0) {
 				r = -errno;
 				pr_diag_set(diag, r, o.path, PR_NO_OFFSET,
@@ -1661,7 +1668,11 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 				return r;
 			}
 			w->own_fd = 1;
-			w->pipe = 1;
+			if (fstat(w->fd, &sb) < 0)
+				memset(&sb, 0, sizeof(sb));
+			w->pipe = o.pipe_mode || !S_ISREG(sb.st_mode) ||
+				  lseek(w->fd, 0, SEEK_CUR) < 0;
+			w->file_on_fd = !w->pipe;
 		} else {
 			size_t n = strlen(o.path) + sizeof(".tmp.XXXXXX");
 

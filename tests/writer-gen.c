@@ -16,7 +16,8 @@
  * writer has to merge them.  With --unknown, records of types 22 and 200
  * are added.  --naive feeds the same interleaved batches into one source
  * (no merge: the negative control of the merge test).  Prints the writer's
- * stats as key=value lines on stdout (on stderr when the output is "-").
+ * stats as key=value lines on stdout (on stderr when the output is "-" or
+ * under /dev/).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -227,7 +228,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* stats on stdout, unless that is the perf.data stream */
-	fprintf(strcmp(out, "-") ? stdout : stderr, "records=%" PRIu64 "\nrounds=%" PRIu64 "\nlate=%" PRIu64
+	fprintf(strcmp(out, "-") && strncmp(out, "/dev/", 5) ? stdout : stderr,
+		"records=%" PRIu64 "\nrounds=%" PRIu64 "\nlate=%" PRIu64
 	       "\ndropped_unknown=%" PRIu64 "\nkernel_mmap=%d\nexclude_kernel_set=%d\n"
 	       "pipe_mode=%d\nforced_flushes=%" PRIu64 "\n",
 	       st.records, st.rounds, st.late, st.dropped_unknown, st.kernel_mmap,

@@ -163,6 +163,17 @@ empty "real pipe: perf report prints no warning" "$W/rep.err"
 has "real pipe: samples in hot_func" "$W/rep" '^ +75\.00% +wgen-app +wapp +\[\.\] hot_func'
 has "real pipe: stats went to stderr" "$W/gen.err" '^pipe_mode=1$'
 
+# /dev/stdout: file mode into a redirected file, pipe mode into a pipe
+"$GEN" -o /dev/stdout $A > "$W/stdout.data" 2> "$W/gen.err"
+"$PERF" report --stdio --sort comm,dso,sym -i "$W/stdout.data" > "$W/rep" 2> "$W/rep.err"
+empty "/dev/stdout to a file: perf report prints no warning" "$W/rep.err"
+has "/dev/stdout to a file: file mode, symbols" "$W/rep" '^ +75\.00% +wgen-app +wapp +\[\.\] hot_func'
+"$GEN" -o /dev/stdout $A 2> "$W/gen.err" | "$PERF" report --stdio --sort comm,dso,sym -i - \
+	> "$W/rep" 2> "$W/rep.err"
+empty "/dev/stdout to a pipe: perf report prints no warning" "$W/rep.err"
+has "/dev/stdout to a pipe: pipe mode, symbols" "$W/rep" '^ +75\.00% +wgen-app +wapp +\[\.\] hot_func'
+has "/dev/stdout to a pipe: pipe mode chosen" "$W/gen.err" '^pipe_mode=1$'
+
 # use_clockid: CLOCKID and CLOCK_DATA features
 "$GEN" -o "$W/clk.data" --clockid 1 $A > "$W/gen.out" 2> "$W/gen.err"
 "$PERF" report --header-only -i "$W/clk.data" > "$W/hdr" 2> "$W/hdr.err"
