@@ -41,6 +41,25 @@ static int task_encode(const struct perfring_attr *attr, uint32_t type,
 	return ret < 0 ? ret : (int)total;
 }
 
+/* Header, body and trailer, nothing else: shared by decode and format. */
+static int task_check(const struct perfring_attr *attr, const void *rec, size_t size,
+		      struct perfring_sample_id *sid, struct perfring_diag *diag)
+{
+	size_t end;
+	int ret = pl_check_record(attr, rec, size, TASK_BODY, &end, sid, diag);
+
+	if (ret < 0)
+		return ret;
+	if (end != TASK_BODY) {
+		pl_diag(diag, -EBADMSG, TASK_BODY,
+			"%zu unexpected bytes between the %s body and its trailer",
+			end - TASK_BODY,
+			pl_get32(rec) == PERFRING_RECORD_FORK ? "FORK" : "EXIT");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 static int task_decode(const struct perfring_attr *attr, const void *rec,
 		       size_t size, void *typed_out, size_t out_size,
 		       struct perfring_sample_id *sid_out,
@@ -48,20 +67,13 @@ static int task_decode(const struct perfring_attr *attr, const void *rec,
 {
 	struct perfring_task *t = typed_out;
 	const char *r = rec;
-	size_t end;
 	int ret;
 
 	if (out_size < sizeof(*t) || !is_task(pl_get32(r)))
 		return -EINVAL;
-	ret = pl_check_record(attr, rec, size, TASK_BODY, &end, sid_out, diag);
+	ret = task_check(attr, rec, size, sid_out, diag);
 	if (ret < 0)
 		return ret;
-	if (end != TASK_BODY) {
-		pl_diag(diag, -EBADMSG, TASK_BODY,
-			"%zu unexpected bytes between the %s body and its trailer",
-			end - TASK_BODY, pl_get32(r) == PERFRING_RECORD_FORK ? "FORK" : "EXIT");
-		return -EBADMSG;
-	}
 	memset(t, 0, sizeof(*t));
 	t->misc = pl_get16(r + 4);
 	t->pid = pl_get32(r + 8);
@@ -77,8 +89,7 @@ static int task_format_text(const struct perfring_attr *attr, const void *rec,
 {
 	struct pl_out o = { buf, len, 0 };
 	const char *r = rec;
-	size_t end;
-	int ret = pl_check_record(attr, rec, size, TASK_BODY, &end, NULL, NULL);
+	int ret = task_check(attr, rec, size, NULL, NULL);
 
 	if (ret < 0)
 		return ret;
@@ -94,8 +105,7 @@ static int task_format_json(const struct perfring_attr *attr, const void *rec,
 {
 	struct pl_out o = { buf, len, 0 };
 	const char *r = rec;
-	size_t end;
-	int ret = pl_check_record(attr, rec, size, TASK_BODY, &end, NULL, NULL);
+	int ret = task_check(attr, rec, size, NULL, NULL);
 
 	if (ret < 0)
 		return ret;
