@@ -1206,6 +1206,103 @@ START_TEST(test_file_on_fd)
 }
 END_TEST
 
+/* What the writer wrote, read back by the library's perf.data reader. */
+START_TEST(test_roundtrip_reader)
+{
+	char out[300], m[1024];
+	struct perfring_attr a0, a1;
+	const uint64_t ids0[] = { 100, 101, 102 };
+	unsigned char recs[64][128];
+	size_t rn[64], nrec = 0, i;
+	int pipe_mode;
+
+	base_attr(&a0, 0, PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP |
+		  PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_PERIOD);
+	a1 = a0;
+	a1.config = 1;
+	/* time-ordered records, alternating events; sources split them */
+	rn[nrec] = tw_comm(&a0, recs[nrec], 1, 9, 9, "rt", 10, 100); nrec++;
+	rn[nrec] = tw_mmap2(&a0, recs[nrec], 9, 9, 0x1000, 0x1000, 0, "/x", 20, 101); nrec++;
+	for (i = 0; i < 40; i++) {
+		const struct perfring_attr *a = i % 2 ? &a1 : &a0;
+
+		rn[nrec] = tw_sample(a, recs[nrec], 0x1000 + i, 9, 9, 100 + 10 * i,
+				     i % 2 ? 103 : ids0[i % 3], 0, 1);
+		nrec++;
+	}
+	for (pipe_mode = 0; pipe_mode < 2; pipe_mode++) {
+		struct perfring_writer *w;
+		struct perfring_perfdata *pd;
+		struct perfring_perfdata_record r;
+		struct perfring_diag d;
+		const struct perfring_attr *ra;
+		const uint64_t *rids;
+		size_t nids, got = 0;
+		const char *name;
+		int k, rc;
+
+		path_in(out, sizeof(out), "rt.data");
+		{
+			PERFRING_WRITER_OPTS(o, .path = out, .pipe_mode = pipe_mode,
+					     .round_bytes = 100,
+					     .kallsyms_path = fake_kallsyms());
+			w = open_ok(&o);
+		}
+		ck_assert_int_eq(perfring_writer_add_event(w, &a0, ids0, 3, "first", NULL), 0);
+		ck_assert_int_eq(perfring_writer_add_event(w, &a1, NULL, 0, "second", NULL), 1);
+		ck_assert_uint_eq(perfring_writer_event_id(w, 1), 103);
+		ck_assert_int_eq(perfring_writer_add_source(w), 0);
+		ck_assert_int_eq(perfring_writer_add_source(w), 1);
+		/* source 0: side-band and event 0; source 1: event 1, fed first */
+		for (i = 0; i < nrec; i++)
+			if (i >= 2 && (i - 2) % 2)
+				write_ok(w, 1, recs[i], rn[i]);
+		ck_assert_int_eq(perfring_writer_end_source(w, 1, NULL), 0);
+		for (i = 0; i < nrec; i++)
+			if (i < 2 || (i - 2) % 2 == 0)
+				write_ok(w, 0, recs[i], rn[i]);
+		close_ok(w);
+
+		rc = perfring_perfdata_open(out, NULL, &d, &pd);
+		ck_assert_msg(rc == 0, "reader: %s", perfring_diag_format(&d, m, sizeof(m)));
+		ck_assert_int_eq(perfring_perfdata_is_pipe(pd), pipe_mode);
+		/* records in time order, each resolved to its event */
+		while ((rc = perfring_perfdata_next(pd, &r, &d)) == 1) {
+			if (r.type >= PERFRING_RECORD_HEADER_ATTR ||
+			    r.type == PERFRING_RECORD_MMAP)
+				continue;	/* ATTR, FEATURE, rounds, kernel map */
+			ck_assert_uint_lt(got, nrec);
+			ck_assert_uint_eq(r.size, rn[got]);
+			ck_assert_int_eq(memcmp(r.header, recs[got], rn[got]), 0);
+			if (r.type == PERFRING_RECORD_SAMPLE)
+				ck_assert_int_eq(r.attr_idx, (int)((got - 2) % 2));
+			ck_assert_uint_eq(r.flags & PERFRING_PERFDATA_REC_UNKNOWN_ID, 0);
+			got++;
+		}
+		ck_assert_msg(rc == 0, "reader: %s", perfring_diag_format(&d, m, sizeof(m)));
+		ck_assert_uint_eq(got, nrec);
+		ck_assert_uint_gt(perfring_perfdata_get_stats(pd)->by_type[PERFRING_RECORD_FINISHED_ROUND], 0);
+		/* events: attrs, ids and names */
+		ck_assert_uint_eq(perfring_perfdata_nr_attrs(pd), 2);
+		for (k = 0; k < 2; k++) {
+			ck_assert_int_eq(perfring_perfdata_attr(pd, (size_t)k, &ra, &rids,
+								&nids, &name), 0);
+			ck_assert_uint_eq(ra->config, (uint64_t)k);
+			ck_assert_uint_eq(ra->sample_type, a0.sample_type);
+			ck_assert_uint_eq(ra->size, pipe_mode ? 128 : 64);
+			ck_assert_uint_eq(nids, k ? 1 : 3);
+			ck_assert_uint_eq(rids[0], k ? 103 : 100);
+			ck_assert_ptr_nonnull(name);
+			ck_assert_str_eq(name, k ? "second" : "first");
+		}
+		ck_assert_int_eq(perfring_perfdata_attr_by_id(pd, 102), 0);
+		ck_assert_int_eq(perfring_perfdata_attr_by_id(pd, 103), 1);
+		perfring_perfdata_close(pd);
+		unlink(out);
+	}
+}
+END_TEST
+
 static Suite *writer_suite(void)
 {
 	Suite *s = suite_create("writer");
@@ -1217,6 +1314,7 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, test_pipe_layout);
 	tcase_add_test(tc, test_attr_size);
 	tcase_add_test(tc, test_file_on_fd);
+	tcase_add_test(tc, test_roundtrip_reader);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("validation");

@@ -58,11 +58,16 @@ enum perfring_writer_kmap {
  */
 struct perfring_writer_opts {
 	size_t sz;
-	/* Output path; "-" means standard output in pipe mode.  If NULL, fd. */
+	/*
+	 * Output path; "-" means standard output in pipe mode.  A path that
+	 * exists and is not a regular file, or lies under /dev or /proc, is
+	 * written directly (no temporary file), in pipe mode unless it is a
+	 * seekable regular file.  If NULL, fd.
+	 */
 	const char *path;
 	/* Output fd when path is NULL (the caller keeps and closes it). */
 	int fd;
-	/* Write the pipe format (also chosen for "-" and unseekable fds). */
+	/* Write the pipe format (also chosen for "-" and unseekable outputs). */
 	int pipe_mode;
 	/* Keep record types perf 6.1 refuses instead of dropping them. */
 	int keep_unknown;
