@@ -100,6 +100,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -784,8 +785,20 @@ static int open_common(int fd, unsigned mode, const char *name, struct perfring_
 		r->fd = -1;	/* the caller closes fd */
 		goto fail;
 	}
-	if (mode & PERFRING_RING_WRITE)
+	if (mode & PERFRING_RING_WRITE) {
+		/*
+		 * One attached writer at a time; the lock goes away with the
+		 * process, so a writer that was killed does not block the next.
+		 */
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+			err = -EBUSY;
+			pr_diag_set(diag, err, name, PR_NO_OFFSET,
+				    "another writer is attached to this ring");
+			r->fd = -1;	/* the caller closes fd */
+			goto fail;
+		}
 		writer_attach(r);
+	}
 	free(buf);
 	*out = r;
 	return 0;
@@ -1086,13 +1099,18 @@ PERFRING_API int perfring_ring_reserve(struct perfring_ring *r, size_t size,
 		return 0;
 	}
 
-	lost_sz = pr_read_once(&ws->lost) ? r->lost_size : 0;
+	/*
+	 * A pending LOST record goes in front of this one, unless the two
+	 * could never fit together: then a later, smaller record carries it.
+	 */
+	lost_sz = pr_read_once(&ws->lost) && size + r->lost_size <= r->data_size - 8 ?
+		  r->lost_size : 0;
 	need = size + lost_sz;
 	old = pr_read_once(&ws->head);
 	do {
 		/* (A) Pairs with the reader's release store of data_tail (D). */
 		tail = pr_load_acquire(&r->hdr->data_tail);
-		if (old - tail > r->data_size || need > r->data_size - 8 - (old - tail)) {
+		if (old - tail > r->data_size - 8 || need > r->data_size - 8 - (old - tail)) {
 			/* Full (or a garbage tail): drop and count. */
 			pr_fetch_add(&ws->lost, 1);
 			pr_fetch_add(&ws->dropped, 1);

@@ -52,6 +52,15 @@
 #endif
 #endif
 
+#ifdef UNDER_TSAN
+/* A race report must fail the test (Check runs each test in a child). */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "halt_on_error=1";
+}
+#endif
+
 static uint64_t scale_div(void)
 {
 	const char *s = getenv("PERFRING_TEST_SCALE");
@@ -391,6 +400,19 @@ START_TEST(test_layout_reopen_file)
 	perfring_reader_free(rd);
 	perfring_ring_close(r2);
 
+	/* One attached writer at a time. */
+	{
+		struct perfring_ring *w1, *w2;
+
+		ck_assert_int_eq(perfring_ring_open(path, PERFRING_RING_WRITE, &d, &w1), 0);
+		ck_assert_int_eq(perfring_ring_open(path, PERFRING_RING_WRITE, &d, &w2), -EBUSY);
+		ck_assert_int_eq(d.error, -EBUSY);
+		ck_assert_int_eq(perfring_ring_open(path, PERFRING_RING_READ, &d, &w2), 0);
+		perfring_ring_close(w2);
+		perfring_ring_close(w1);
+		ck_assert_int_eq(perfring_ring_open(path, PERFRING_RING_WRITE, &d, &w2), 0);
+		perfring_ring_close(w2);
+	}
 	/* Existing file without TRUNCATE. */
 	{
 		struct perfring_attr a = test_attr(64, 0, 0);
@@ -718,6 +740,39 @@ START_TEST(test_lost_no_events)
 	ck_assert_uint_eq(v, 0);
 	memcpy(&v, (const char *)rec.hdr + 16, 8);
 	ck_assert_uint_eq(v, 1);
+	perfring_reader_free(rd);
+	perfring_ring_close(r);
+}
+END_TEST
+
+/* A record that could never fit together with the LOST record goes first. */
+START_TEST(test_lost_deferred)
+{
+	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, 0);
+	struct perfring_reader *rd;
+	struct perfring_record rec;
+	struct perfring_wr w;
+	uint64_t v;
+
+	ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
+	ck_assert_int_eq(trec_write(r, 0, 0, 4000), 0);
+	ck_assert_int_eq(trec_write(r, 0, 1, 512), -ENOSPC);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+	perfring_reader_consume(rd);
+	ck_assert_int_eq(perfring_ring_reserve(r, 4088, &w), 0);
+	ck_assert_uint_eq(w.lost_size, 0);
+	perfring_ring_abort(r, &w);
+	ck_assert_int_eq(trec_write(r, 0, 2, 4088), 0);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+	ck_assert_uint_eq(rec.hdr->type, PERFRING_RECORD_SAMPLE);
+	perfring_reader_consume(rd);
+	ck_assert_int_eq(trec_write(r, 0, 3, 32), 0);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+	ck_assert_uint_eq(rec.hdr->type, PERFRING_RECORD_LOST);
+	memcpy(&v, (const char *)rec.hdr + 16, 8);
+	ck_assert_uint_eq(v, 1);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+	ck_assert_uint_eq(rec.hdr->type, PERFRING_RECORD_SAMPLE);
 	perfring_reader_free(rd);
 	perfring_ring_close(r);
 }
@@ -1938,6 +1993,7 @@ static Suite *ring_suite(void)
 	tc = tcase_create("lost");
 	tcase_add_test(tc, test_lost_record);
 	tcase_add_test(tc, test_lost_no_events);
+	tcase_add_test(tc, test_lost_deferred);
 	tcase_add_test(tc, test_check_short_lost);
 	suite_add_tcase(s, tc);
 

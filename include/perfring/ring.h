@@ -115,7 +115,10 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *opts,
  * format version, or any inconsistency (sizes, offsets, attr sizes, file too
  * short) gives -EBADMSG / -EPROTO with diag filled (file name and the byte
  * offset of the offending field).  -EACCES: WRITE asked of a read-only fd.
- * Only one writer may use a ring at a time (not enforced); a writer that
+ * Only one writer may use a ring at a time: a second perfring_ring_open
+ * for WRITE of the same file gets -EBUSY while the first is open (a lock
+ * that dies with its process; the creator and writers that share its open
+ * file through fork or an inherited fd are not checked).  A writer that
  * attaches after another one died discards (normal mode) or pads
  * (overwrite mode) what the dead writer left uncommitted.  open_fd
  * duplicates fd; the caller keeps its own.
