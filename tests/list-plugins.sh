@@ -5,7 +5,7 @@ set -u
 dump="$top_builddir/tools/perfring-dump"
 tp="$top_builddir/tests/plugins"
 out=$(mktemp) err=$(mktemp) empty=$(mktemp -d)
-trap 'rm -rf "$out" "$err" "$empty"' EXIT
+trap 'rm -rf "$out" "$out.builtin" "$err" "$empty"' EXIT
 fails=0
 fail() { echo "list-plugins.sh: FAIL: $*"; fails=$((fails + 1)); }
 
@@ -35,11 +35,12 @@ for want in "comm:COMM:plugins/comm/comm.la" "mmap2:MMAP,MMAP2:plugins/mmap2/mma
 		$1 == n && $2 == "record" && $3 == t && $4 == "1.0" && $5 == f { ok = 1 }
 		END { exit !ok }' "$out" || fail "no line '$name record $types 1.0 $file'"
 done
-[ "$(wc -l <"$out")" -eq 4 ] || fail "expected a header and 3 plugins"
+[ "$(wc -l <"$out")" -ge 4 ] || fail "expected a header and at least 3 plugins"
+cp "$out" "$out.builtin"
 
 # An empty directory adds nothing; a missing one is an error naming it.
 PERFRING_PLUGIN_PATH=$empty "$dump" --list-plugins >"$out" 2>"$err" || fail "empty dir: exit $?"
-[ "$(wc -l <"$out")" -eq 4 ] || fail "empty dir changed the list"
+cmp -s "$out" "$out.builtin" || fail "empty dir changed the list"
 expect_reject "$empty/missing" "$empty/missing" "No such file or directory"
 
 expect_reject "$tp/badmajor.la" "$tp/badmajor.la" "plugin ABI 2.0" "plugin ABI 1.0"
