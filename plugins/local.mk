@@ -24,3 +24,12 @@ plugins_task_task_la_LIBADD = $(PLUGIN_LIBADD)
 # The build-tree directories of these plugins, searched by tools run
 # uninstalled (see tools/tool-common.c).  GModule opens the .la files there.
 BUILD_PLUGINS_PATH = $(abs_top_builddir)/plugins/comm:$(abs_top_builddir)/plugins/mmap2:$(abs_top_builddir)/plugins/task
+
+# The hw backend (perf_event_open counters and kernel rings).  Kept out of
+# BUILD_PLUGINS_PATH (the record-type plugins); perfring-record adds it.
+plugin_LTLIBRARIES += plugins/hw/hw.la
+plugins_hw_hw_la_SOURCES = plugins/hw/hw.c plugins/hw/evparse.c plugins/hw/evparse.h
+plugins_hw_hw_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+plugins_hw_hw_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+plugins_hw_hw_la_LIBADD = $(PLUGIN_LIBADD)
+HW_PLUGIN_PATH = $(abs_top_builddir)/plugins/hw

@@ -12,3 +12,12 @@ tools_perfring_dump_SOURCES = tools/perfring-dump.c tools/tool-common.c tools/to
 tools_perfring_dump_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_dump_CFLAGS = $(TOOL_CFLAGS)
 tools_perfring_dump_LDADD = $(TOOL_LDADD)
+
+# perfring-record loads the hw backend as a plugin (never linked in).
+bin_PROGRAMS += tools/perfring-record
+tools_perfring_record_SOURCES = tools/perfring-record.c tools/tool-common.c tools/tool-common.h
+tools_perfring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
+	-DPERFRING_BUILD_DIR='"$(abs_top_builddir)"' \
+	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH):$(HW_PLUGIN_PATH)"'
+tools_perfring_record_CFLAGS = $(TOOL_CFLAGS)
+tools_perfring_record_LDADD = $(TOOL_LDADD)

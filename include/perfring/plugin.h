@@ -96,8 +96,8 @@ struct perfring_record_ops {
 			   size_t size, char *buf, size_t len);
 };
 
-/* Backend operations: defined by a later ABI minor; opaque for now. */
-struct perfring_backend_ops;
+/* Backend operations (struct perfring_backend_ops). */
+#include <perfring/backend.h>
 
 /*
  * The plugin descriptor.  ABI: fields are only ever appended (bump

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The backend plugin ABI: an event source such as plugins/hw, which opens
+ * perf_event_open counters and kernel rings.
+ *
+ * A backend plugin sets .kind = PERFRING_PLUGIN_KIND_BACKEND and
+ * .backend_ops in its descriptor (<perfring/plugin.h>).  A host (for
+ * example perfring-record) loads it through the registry, takes the table
+ * with perfring_plugin_borrow_descriptor(), and drives one session:
+ *
+ *	ops->open(&opts, &diag, &b);		events parsed and opened, rings
+ *						mapped, a command forked (held)
+ *	ops->event(b, i, &ev) ...		attrs, kernel ids, names
+ *	ops->start(b, &diag);			enable / let the command exec
+ *	ops->synthesize(b, fn, user);		COMM/MMAP2 of running tasks
+ *	while (!(ops->wait(b, fd, ms) & PERFRING_BACKEND_WAKE_EXIT))
+ *		drain ops->ring(b, i) with perfring_reader_*;
+ *	ops->stop(b); drain again;
+ *	ops->read_count(b, i, &c) ...		counting mode
+ *	ops->close(b);
+ *
+ * Every function returns 0 (or a non-negative count) or a negative errno,
+ * and fills the diag it is given with a message a user can act on.
+ *
+ * ABI: every structure starts with its size (struct_size / sz) and fields
+ * are only ever appended; a caller sets sz to the size it was compiled
+ * with, a backend reads only the fields that size covers.
+ */
+#ifndef PERFRING_BACKEND_H
+#define PERFRING_BACKEND_H
+
+#include <perfring/perfring.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfring_backend;		/* one session, owned by the backend */
+
+enum perfring_backend_mode {
+	PERFRING_BACKEND_SAMPLE = 0,	/* sampling: kernel rings */
+	PERFRING_BACKEND_COUNT = 1,	/* counting: read() values */
+};
+
+/* Options of a session.  Zero fields mean the default. */
+struct perfring_backend_opts {
+	size_t sz;			/* sizeof(struct perfring_backend_opts) */
+	enum perfring_backend_mode mode;
+	/*
+	 * Event list in perf's syntax: "cpu-clock,page-faults:u,{a,b}:k",
+	 * rNNNN raw events.  NULL or "": the backend's default (hw: cycles,
+	 * or cpu-clock where the machine lacks cycles, with a warning).
+	 */
+	const char *events;
+	uint64_t freq;			/* samples per second (-F) */
+	uint64_t period;		/* events per sample (-c); wins over freq */
+	int callchain;			/* frame-pointer callchains (-g) */
+	int pid;			/* > 0: attach to this running process (-p) */
+	int system_wide;		/* every CPU, every task (-a) */
+	/* Command to start (NULL-terminated argv), held until start(). */
+	const char *const *argv;
+	uint32_t ring_pages;		/* data pages per ring, 2^n (0: 128) */
+	/*
+	 * Counting mode: report an event the machine lacks as unsupported
+	 * (perfring_backend_count.supported = 0) instead of failing open.
+	 */
+	int skip_unsupported;
+	/* Warnings and notes (fallbacks); NULL: dropped. */
+	perfring_log_fn log;
+	void *log_user;
+};
+
+#define PERFRING_BACKEND_OPTS(name, ...)				\
+	struct perfring_backend_opts name = {				\
+		.sz = sizeof(struct perfring_backend_opts), __VA_ARGS__	\
+	}
+
+/* One event of a session (pointers borrowed until close). */
+struct perfring_backend_event {
+	size_t sz;			/* set by the caller */
+	const struct perfring_attr *attr;	/* as opened (attr->size valid) */
+	const uint64_t *ids;		/* kernel ids (PERF_EVENT_IOC_ID), one per fd */
+	uint32_t nr_ids;
+	const char *name;		/* "cpu-clock", "page-faults:u", "r01c2" */
+	int leader;			/* index of its group leader (itself if none) */
+	int supported;			/* 0: skipped (skip_unsupported) */
+};
+
+/* A counting-mode result, summed over CPUs and threads. */
+struct perfring_backend_count {
+	size_t sz;			/* set by the caller */
+	uint64_t value;			/* raw count */
+	uint64_t enabled;		/* TOTAL_TIME_ENABLED, ns */
+	uint64_t running;		/* TOTAL_TIME_RUNNING, ns */
+	uint64_t scaled;		/* value * enabled / running (128-bit safe) */
+	int counted;			/* 0: never ran (running == 0) */
+	int supported;			/* 0: the machine lacks this event */
+};
+
+/* Bits returned by wait(). */
+#define PERFRING_BACKEND_WAKE_DATA	0x1u	/* a ring reached its watermark */
+#define PERFRING_BACKEND_WAKE_EXIT	0x2u	/* the target exited / is gone */
+#define PERFRING_BACKEND_WAKE_FD	0x4u	/* the caller's extra fd is readable */
+#define PERFRING_BACKEND_WAKE_TIMEOUT	0x8u	/* timeout_ms passed */
+
+/* Receives one whole record (header included) from synthesize(). */
+typedef int (*perfring_backend_record_fn)(const void *rec, size_t size,
+					  void *user);
+
+/*
+ * The function table of a backend plugin.  ABI: fields are only ever
+ * appended; struct_size (= sizeof when the plugin was built) says which
+ * exist.  All functions are required unless marked optional.
+ */
+struct perfring_backend_ops {
+	uint32_t struct_size;
+
+	/*
+	 * Parse the events, open them, map the rings (sampling), fork the
+	 * command (held before exec until start()).  Returns 0 and *out, or
+	 * a negative errno with diag saying what to do:
+	 *  -EINVAL   bad event list or options
+	 *  -EOPNOTSUPP / -ENOENT  an event this machine lacks
+	 *  -EACCES / -EPERM       perf_event_paranoid refusal
+	 *  -EMFILE   too many open files
+	 */
+	int (*open)(const struct perfring_backend_opts *opts,
+		    struct perfring_diag *diag, struct perfring_backend **out);
+
+	/* Enable the events and release the command.  Once. */
+	int (*start)(struct perfring_backend *b, struct perfring_diag *diag);
+
+	/*
+	 * Block until a ring has data past its watermark, the target exits,
+	 * extra_fd (if >= 0) is readable, or timeout_ms (< 0: none) passes.
+	 * Returns PERFRING_BACKEND_WAKE_* bits or a negative errno.  Once the
+	 * target has exited, returns WAKE_EXIT immediately.
+	 */
+	int (*wait)(struct perfring_backend *b, int extra_fd, int timeout_ms);
+
+	/* Disable every event (records already in the rings stay). */
+	int (*stop)(struct perfring_backend *b);
+
+	/* Kill the command if still running, unmap, close.  NULL is fine. */
+	void (*close)(struct perfring_backend *b);
+
+	uint32_t (*nr_events)(const struct perfring_backend *b);
+	/* Event idx into out (out->sz set).  0 or -ENOENT. */
+	int (*event)(const struct perfring_backend *b, uint32_t idx,
+		     struct perfring_backend_event *out);
+
+	/* Sampling: the kernel rings, wrapped for perfring_reader_*. */
+	uint32_t (*nr_rings)(const struct perfring_backend *b);
+	struct perfring_ring *(*ring)(const struct perfring_backend *b,
+				      uint32_t idx);
+
+	/*
+	 * Sampling with -p / -a: call fn with COMM and MMAP2 records of the
+	 * tasks already running, from /proc, encoded for event 0 (with its
+	 * sample_id_all trailer, time taken before the events were
+	 * enabled).  Returns the number of records or the first negative
+	 * return of fn.  Returns 0 when there is nothing to synthesise.
+	 */
+	int (*synthesize)(struct perfring_backend *b,
+			  perfring_backend_record_fn fn, void *user);
+
+	/* Counting: event idx summed and scaled.  0, -ENOENT, or -errno. */
+	int (*read_count)(struct perfring_backend *b, uint32_t idx,
+			  struct perfring_backend_count *out);
+
+	/*
+	 * The target: pid of the command or -p process (0 for -a); *status
+	 * (if not NULL) gets its wait status once it exited (-1 when not
+	 * known, e.g. -p).  Returns 1 if it exited, 0 if not.
+	 */
+	int (*target)(const struct perfring_backend *b, int *pid, int *status);
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_BACKEND_H */

@@ -1,0 +1,1344 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hw backend plugin: perf_event_open counters and kernel rings.
+ *
+ * Sampling a command it starts: per-CPU events for the child's pid with
+ * inherit and enable_on_exec (a per-task event with inherit cannot be
+ * mmapped), one ring per CPU that every event on that CPU shares through
+ * PERF_EVENT_IOC_SET_OUTPUT.  -p PID: the same for every thread of the
+ * process, enabled at start(), plus COMM/MMAP2 synthesised from /proc.
+ * -a: per-CPU events for every task.  Counting: per-task events with
+ * inherit (or per-CPU with -a) read with TOTAL_TIME_ENABLED/RUNNING and
+ * scaled, groups read in one read() with PERF_FORMAT_GROUP.
+ *
+ * The rings are wrapped with perfring_ring_wrap() so the host reads them
+ * with the library's reader, exactly like user-space rings.
+ *
+ * Test hook: PERFRING_HW_FAKE_ERRNO=EACCES (or EPERM, EMFILE, ENOENT,
+ * EOPNOTSUPP, ENODEV, EINVAL, or a number) makes every perf_event_open fail
+ * with that errno, so the messages for refusals can be tested on machines
+ * that would not refuse.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include <perfring/plugin.h>
+
+#include "evparse.h"
+
+_Static_assert(sizeof(struct perf_event_attr) >= PERFRING_ATTR_SIZE_VER7,
+	       "kernel headers older than VER7");
+
+#define DEFAULT_RING_PAGES 128u
+#define DEFAULT_FREQ 4000u
+
+struct hw_event {
+	struct hw_evspec spec;
+	struct perfring_attr attr;	/* as opened */
+	uint64_t *ids;			/* one per fd */
+	uint32_t nr_ids;
+	int *fds;			/* ncpu * nthr */
+	int supported;
+};
+
+struct hw_ring {
+	int cpu;
+	int fd;				/* owner event fd (not owned here) */
+	void *base;
+	size_t len;
+	struct perfring_ring *ring;
+	int hup;
+};
+
+struct perfring_backend {
+	struct perfring_backend_opts opts;
+	char *events_spec;
+	struct hw_event *ev;
+	size_t nev;
+	int *cpus;			/* -1 for "any CPU" */
+	size_t ncpu;
+	int *thr;			/* tids, or -1 for "any task" */
+	size_t nthr;
+	struct hw_ring *rings;
+	size_t nring;
+	struct perfring_event_desc *descs;
+	pid_t target;			/* command or -p pid; 0 for -a */
+	int child;			/* 1 if we forked target */
+	int go_fd;			/* write end: release the command */
+	int err_fd;			/* read end: exec errno */
+	int pidfd;
+	int started;
+	int exited;
+	int status;
+	int fake_errno;
+	uint64_t t0;			/* CLOCK_MONOTONIC before enabling */
+	size_t page_size;
+};
+
+/* ---- messages ------------------------------------------------------------ */
+
+static void set_diag(struct perfring_diag *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_diag(struct perfring_diag *d, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d)
+		return;
+	d->error = err;
+	d->has_offset = 0;
+	d->offset = 0;
+	d->file[0] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+}
+
+static void note(struct perfring_backend *b, enum perfring_log_level lvl,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(struct perfring_backend *b, enum perfring_log_level lvl,
+		 const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!b->opts.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	b->opts.log(lvl, buf, b->opts.log_user);
+}
+
+static int read_int_file(const char *path, int *out)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", out) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+static const char *paranoid_meaning(int level)
+{
+	if (level <= -1)
+		return "no restrictions";
+	if (level == 0)
+		return "unprivileged users may profile CPUs (-a) and the kernel, but not raw tracepoints";
+	if (level == 1)
+		return "unprivileged users may profile their own processes, user and kernel, but not whole CPUs (-a)";
+	if (level == 2)
+		return "unprivileged users may profile only the user space of their own processes (no -a, no kernel: add :u)";
+	return "unprivileged users may not use perf_event_open at all";
+}
+
+static int is_unsupported_errno(int e, const struct perfring_attr *a)
+{
+	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == ENXIO)
+		return 1;
+	/* Invalid hardware/raw config: the PMU does not have it. */
+	return e == EINVAL && (a->type == PERFRING_TYPE_HARDWARE || a->type == PERFRING_TYPE_RAW ||
+			       a->type == PERFRING_TYPE_HW_CACHE);
+}
+
+static void open_error(struct perfring_backend *b, const struct hw_event *e, int cpu,
+		       int tid, int err, struct perfring_diag *diag)
+{
+	char where[96] = "";
+
+	if (cpu >= 0 && tid > 0)
+		snprintf(where, sizeof(where), " (CPU %d, task %d)", cpu, tid);
+	else if (cpu >= 0)
+		snprintf(where, sizeof(where), " (CPU %d)", cpu);
+	else if (tid > 0)
+		snprintf(where, sizeof(where), " (task %d)", tid);
+
+	if (is_unsupported_errno(err, &e->attr)) {
+		if (e->attr.type == PERFRING_TYPE_SOFTWARE)
+			set_diag(diag, -EOPNOTSUPP, "%s: not supported by this kernel (%s)",
+				 e->spec.name, strerror(err));
+		else
+			set_diag(diag, -EOPNOTSUPP, "%s: not supported here; try cpu-clock (%s)",
+				 e->spec.name, strerror(err));
+	} else if (err == EACCES || err == EPERM) {
+		int lvl = 2;
+
+		if (read_int_file("/proc/sys/kernel/perf_event_paranoid", &lvl) < 0)
+			set_diag(diag, -err, "%s%s: permission denied (%s)", e->spec.name, where,
+				 strerror(err));
+		else
+			set_diag(diag, -err,
+				 "%s%s: permission denied: kernel.perf_event_paranoid is %d: %s; "
+				 "run as root or with CAP_PERFMON, or lower it (sysctl kernel.perf_event_paranoid=%d)",
+				 e->spec.name, where, lvl, paranoid_meaning(lvl),
+				 b->opts.system_wide ? 0 : lvl > 1 ? 1 : lvl);
+	} else if (err == EMFILE || err == ENFILE) {
+		size_t need = b->nev * b->ncpu * b->nthr;
+
+		set_diag(diag, -err,
+			 "%s%s: too many open files (%s): this session needs %zu event fds; "
+			 "raise the limit (ulimit -n) or use fewer events",
+			 e->spec.name, where, err == EMFILE ? "EMFILE" : "ENFILE", need);
+	} else if (err == ESRCH) {
+		set_diag(diag, -err, "%s: task %d does not exist (any more)", e->spec.name, tid);
+	} else {
+		set_diag(diag, -err, "%s%s: perf_event_open failed: %s", e->spec.name, where,
+			 strerror(err));
+	}
+}
+
+/* ---- system ------------------------------------------------------------- */
+
+static int parse_fake_errno(void)
+{
+	const char *s = getenv("PERFRING_HW_FAKE_ERRNO");
+	static const struct { const char *n; int e; } tab[] = {
+		{ "EACCES", EACCES }, { "EPERM", EPERM }, { "EMFILE", EMFILE },
+		{ "ENOENT", ENOENT }, { "EOPNOTSUPP", EOPNOTSUPP }, { "ENODEV", ENODEV },
+		{ "EINVAL", EINVAL }, { "ESRCH", ESRCH },
+	};
+
+	if (!s || !*s)
+		return 0;
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (strcmp(s, tab[i].n) == 0)
+			return tab[i].e;
+	return atoi(s) > 0 ? atoi(s) : 0;
+}
+
+static int sys_perf_event_open(struct perfring_backend *b, struct perfring_attr *attr,
+			       pid_t pid, int cpu, int group_fd)
+{
+	if (b->fake_errno) {
+		errno = b->fake_errno;
+		return -1;
+	}
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, group_fd,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static uint64_t now_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Online CPUs from /sys ("0-3,5"). */
+static int online_cpus(int **out, size_t *n)
+{
+	char buf[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int *cpus = NULL;
+	size_t cnt = 0;
+	char *p;
+
+	if (!f) {
+		long nc = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (nc < 1)
+			nc = 1;
+		cpus = calloc((size_t)nc, sizeof(int));
+		if (!cpus)
+			return -ENOMEM;
+		for (long i = 0; i < nc; i++)
+			cpus[i] = (int)i;
+		*out = cpus;
+		*n = (size_t)nc;
+		return 0;
+	}
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	p = buf;
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), z = a;
+		int *nc;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			z = strtol(end + 1, &end, 10);
+		if (z < a || z - a > 65536)
+			break;
+		nc = realloc(cpus, (cnt + (size_t)(z - a + 1)) * sizeof(int));
+		if (!nc) {
+			free(cpus);
+			return -ENOMEM;
+		}
+		cpus = nc;
+		for (long c = a; c <= z; c++)
+			cpus[cnt++] = (int)c;
+		p = end;
+		if (*p == ',')
+			p++;
+	}
+	if (!cnt) {
+		free(cpus);
+		return -EIO;
+	}
+	*out = cpus;
+	*n = cnt;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Thread ids of a process, main thread first. */
+static int process_threads(pid_t pid, int **out, size_t *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int *t = NULL;
+	size_t cnt = 0, cap = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		if (cnt == cap) {
+			int *nt;
+
+			cap = cap ? cap * 2 : 16;
+			nt = realloc(t, cap * sizeof(int));
+			if (!nt) {
+				free(t);
+				closedir(d);
+				return -ENOMEM;
+			}
+			t = nt;
+		}
+		t[cnt++] = (int)tid;
+	}
+	closedir(d);
+	if (!cnt) {
+		free(t);
+		return -ESRCH;
+	}
+	qsort(t, cnt, sizeof(int), cmp_int);
+	for (size_t i = 0; i < cnt; i++) {
+		if (t[i] == pid) {
+			t[i] = t[0];
+			t[0] = pid;
+			break;
+		}
+	}
+	*out = t;
+	*n = cnt;
+	return 0;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+static int fork_command(struct perfring_backend *b, struct perfring_diag *diag)
+{
+	int go[2], er[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return set_diag(diag, -errno, "pipe: %s", strerror(errno)), -errno;
+	if (pipe2(er, O_CLOEXEC) < 0) {
+		int e = errno;
+
+		close(go[0]);
+		close(go[1]);
+		set_diag(diag, -e, "pipe: %s", strerror(e));
+		return -e;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(go[0]); close(go[1]); close(er[0]); close(er[1]);
+		set_diag(diag, -e, "fork: %s", strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+		int e;
+
+		close(go[1]);
+		close(er[0]);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);	/* the recorder gave up */
+		execvp(b->opts.argv[0], (char *const *)b->opts.argv);
+		e = errno;
+		if (write(er[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(er[1]);
+	b->go_fd = go[1];
+	b->err_fd = er[0];
+	b->target = pid;
+	b->child = 1;
+	return 0;
+}
+
+/* ---- opening -------------------------------------------------------------- */
+
+static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t idx)
+{
+	const struct perfring_backend_opts *o = &b->opts;
+	struct perfring_attr *a = &e->attr;
+	bool leader = e->spec.leader == (int)idx;
+	bool group = b->ev[e->spec.leader].spec.nr_members > 1;
+
+	*a = e->spec.attr;
+	a->size = PERFRING_ATTR_SIZE_VER7;
+	if (o->mode == PERFRING_BACKEND_COUNT) {
+		a->read_format = PERFRING_FORMAT_TOTAL_TIME_ENABLED |
+				 PERFRING_FORMAT_TOTAL_TIME_RUNNING | PERFRING_FORMAT_ID;
+		if (group)
+			a->read_format |= PERFRING_FORMAT_GROUP;
+		if (!o->system_wide)
+			a->flags |= PERFRING_ATTR_INHERIT;
+		if (leader)
+			a->flags |= PERFRING_ATTR_DISABLED;
+		if (leader && b->child)
+			a->flags |= PERFRING_ATTR_ENABLE_ON_EXEC;
+		return;
+	}
+	a->sample_type = PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID |
+			 PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_CPU | PERFRING_SAMPLE_PERIOD;
+	if (o->callchain)
+		a->sample_type |= PERFRING_SAMPLE_CALLCHAIN;
+	a->read_format = PERFRING_FORMAT_ID;
+	if (o->period) {
+		a->sample_period = o->period;
+	} else {
+		a->sample_period = o->freq ? o->freq : DEFAULT_FREQ;
+		a->flags |= PERFRING_ATTR_FREQ;
+	}
+	a->flags |= PERFRING_ATTR_SAMPLE_ID_ALL | PERFRING_ATTR_USE_CLOCKID |
+		    PERFRING_ATTR_WATERMARK;
+	a->clockid = CLOCK_MONOTONIC;
+	a->wakeup_events = (uint32_t)(b->opts.ring_pages * b->page_size / 2);
+	if (!o->system_wide)
+		a->flags |= PERFRING_ATTR_INHERIT;
+	if (leader)
+		a->flags |= PERFRING_ATTR_DISABLED;
+	if (leader && b->child)
+		a->flags |= PERFRING_ATTR_ENABLE_ON_EXEC;
+	if (idx == 0)	/* the tracking event: side-band once per ring */
+		a->flags |= PERFRING_ATTR_MMAP | PERFRING_ATTR_MMAP2 | PERFRING_ATTR_COMM |
+			    PERFRING_ATTR_COMM_EXEC | PERFRING_ATTR_TASK;
+}
+
+static void close_fds(struct perfring_backend *b)
+{
+	for (size_t i = 0; i < b->nev; i++) {
+		size_t nfd = b->ncpu * b->nthr;
+
+		for (size_t j = 0; b->ev[i].fds && j < nfd; j++) {
+			if (b->ev[i].fds[j] >= 0)
+				close(b->ev[i].fds[j]);
+			b->ev[i].fds[j] = -1;
+		}
+	}
+}
+
+static int paranoid_level(void)
+{
+	int lvl = 2;
+
+	read_int_file("/proc/sys/kernel/perf_event_paranoid", &lvl);
+	return lvl;
+}
+
+/*
+ * Open every fd.  Returns 0, or -errno with *bad_ev/cpu/tid/err set to the
+ * failing open.
+ */
+static int open_all(struct perfring_backend *b, size_t *bad_ev, int *bad_cpu,
+		    int *bad_tid, int *bad_err)
+{
+	for (size_t i = 0; i < b->nev; i++) {
+		struct hw_event *e = &b->ev[i];
+
+		if (!e->supported)
+			continue;
+		for (size_t c = 0; c < b->ncpu; c++) {
+			for (size_t t = 0; t < b->nthr; t++) {
+				size_t k = c * b->nthr + t;
+				int gfd = -1;
+				int fd;
+
+				if (e->spec.leader != (int)i)
+					gfd = b->ev[e->spec.leader].fds[k];
+				fd = sys_perf_event_open(b, &e->attr, b->thr[t], b->cpus[c], gfd);
+				if (fd < 0) {
+					*bad_ev = i;
+					*bad_cpu = b->cpus[c];
+					*bad_tid = b->thr[t];
+					*bad_err = errno;
+					return -errno;
+				}
+				e->fds[k] = fd;
+			}
+		}
+	}
+	return 0;
+}
+
+static void exclude_kernel_all(struct perfring_backend *b)
+{
+	for (size_t i = 0; i < b->nev; i++)
+		b->ev[i].attr.flags |= PERFRING_ATTR_EXCLUDE_KERNEL | PERFRING_ATTR_EXCLUDE_HV;
+}
+
+static int open_events(struct perfring_backend *b, bool is_default, struct perfring_diag *diag)
+{
+	size_t be = 0;
+	int bc = -1, bt = -1, berr = 0;
+	int tries = 0;
+
+	for (;;) {
+		int ret = open_all(b, &be, &bc, &bt, &berr);
+		struct hw_event *e = &b->ev[be];
+
+		if (ret == 0)
+			return 0;
+		close_fds(b);
+		if (++tries > 4)
+			break;
+		if (is_default && b->nev == 1 && e->attr.type == PERFRING_TYPE_HARDWARE &&
+		    is_unsupported_errno(berr, &e->attr)) {
+			/* perf record's fallback: no cycles in this machine (a VM). */
+			note(b, PERFRING_LOG_WARN,
+			     "cycles: not supported here (%s); falling back to cpu-clock",
+			     strerror(berr));
+			e->spec.attr.type = PERFRING_TYPE_SOFTWARE;
+			e->spec.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+			snprintf(e->spec.name, sizeof(e->spec.name), "cpu-clock");
+			build_attr(b, e, 0);
+			continue;
+		}
+		if (b->opts.skip_unsupported && b->opts.mode == PERFRING_BACKEND_COUNT &&
+		    is_unsupported_errno(berr, &e->attr)) {
+			/* Counting: shown as <not supported>; its group goes with it. */
+			int l = e->spec.leader;
+
+			for (size_t i = 0; i < b->nev; i++)
+				if (b->ev[i].spec.leader == l)
+					b->ev[i].supported = 0;
+			note(b, PERFRING_LOG_WARN, "%s: not supported here (%s)", e->spec.name,
+			     strerror(berr));
+			tries--;
+			continue;
+		}
+		if ((berr == EACCES || berr == EPERM) && !b->opts.system_wide &&
+		    !(e->attr.flags & PERFRING_ATTR_EXCLUDE_KERNEL) && paranoid_level() >= 2 &&
+		    !b->fake_errno) {
+			/* As perf does: retry measuring user space only. */
+			note(b, PERFRING_LOG_WARN,
+			     "kernel.perf_event_paranoid is %d: measuring user space only (:u)",
+			     paranoid_level());
+			exclude_kernel_all(b);
+			continue;
+		}
+		break;
+	}
+	open_error(b, &b->ev[be], bc, bt, berr, diag);
+	return diag && diag->error ? diag->error : -berr;
+}
+
+static int map_rings(struct perfring_backend *b, struct perfring_diag *diag)
+{
+	size_t len = (1 + (size_t)b->opts.ring_pages) * b->page_size;
+
+	b->rings = calloc(b->ncpu, sizeof(*b->rings));
+	if (!b->rings)
+		return -ENOMEM;
+	b->nring = 0;
+	for (size_t c = 0; c < b->ncpu; c++) {
+		struct hw_ring *r = &b->rings[b->nring];
+		int owner = -1;
+
+		/* The first fd of the CPU owns its ring (mapped first: SET_OUTPUT
+		 * needs a mapped target), every other fd of the CPU writes there. */
+		for (size_t i = 0; i < b->nev && owner < 0; i++)
+			for (size_t t = 0; t < b->nthr && owner < 0; t++)
+				owner = b->ev[i].fds[c * b->nthr + t];
+		if (owner < 0)
+			continue;
+		r->cpu = b->cpus[c];
+		r->fd = owner;
+		r->len = len;
+		r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, owner, 0);
+		if (r->base == MAP_FAILED) {
+			int e = errno;
+
+			r->base = NULL;
+			if (e == EPERM || e == ENOMEM)
+				set_diag(diag, -e,
+					 "cannot map a %zu KiB ring for CPU %d: %s; over the locked-memory "
+					 "limit (ulimit -l, kernel.perf_event_mlock_kb)? use fewer ring pages",
+					 len / 1024, r->cpu, strerror(e));
+			else
+				set_diag(diag, -e, "cannot map the ring of CPU %d: %s", r->cpu,
+					 strerror(e));
+			return -e;
+		}
+		b->nring++;
+		for (size_t i = 0; i < b->nev; i++) {
+			for (size_t t = 0; t < b->nthr; t++) {
+				int fd = b->ev[i].fds[c * b->nthr + t];
+
+				if (fd < 0 || fd == owner)
+					continue;
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0) {
+					int e = errno;
+
+					set_diag(diag, -e, "%s: cannot share the ring of CPU %d (SET_OUTPUT): %s",
+						 b->ev[i].spec.name, b->cpus[c], strerror(e));
+					return -e;
+				}
+			}
+		}
+	}
+	for (size_t i = 0; i < b->nring; i++) {
+		struct perfring_diag d = { 0 };
+		int ret = perfring_ring_wrap(b->rings[i].base, b->rings[i].len, 0, b->descs,
+					     (uint32_t)b->nev, &d, &b->rings[i].ring);
+
+		if (ret < 0) {
+			set_diag(diag, ret, "cannot wrap the ring of CPU %d: %s", b->rings[i].cpu,
+				 d.msg[0] ? d.msg : strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int collect_ids(struct perfring_backend *b, struct perfring_diag *diag)
+{
+	size_t nfd = b->ncpu * b->nthr;
+
+	for (size_t i = 0; i < b->nev; i++) {
+		struct hw_event *e = &b->ev[i];
+
+		e->nr_ids = 0;
+		for (size_t k = 0; e->supported && k < nfd; k++) {
+			uint64_t id;
+
+			if (e->fds[k] < 0)
+				continue;
+			if (ioctl(e->fds[k], PERF_EVENT_IOC_ID, &id) < 0) {
+				int err = errno;
+
+				set_diag(diag, -err, "%s: PERF_EVENT_IOC_ID: %s", e->spec.name,
+					 strerror(err));
+				return -err;
+			}
+			e->ids[e->nr_ids++] = id;
+		}
+		b->descs[i].attr = &e->attr;
+		b->descs[i].ids = e->ids;
+		b->descs[i].nr_ids = e->nr_ids;
+		b->descs[i].name = e->spec.name;
+	}
+	return 0;
+}
+
+static void hw_close(struct perfring_backend *b);
+
+static int hw_open(const struct perfring_backend_opts *opts, struct perfring_diag *diag,
+		   struct perfring_backend **out)
+{
+	struct perfring_backend *b;
+	struct hw_evspec *specs = NULL;
+	size_t nspec = 0;
+	char err[512];
+	bool is_default;
+	int ntargets, ret;
+
+	if (!out || !opts || opts->sz < offsetof(struct perfring_backend_opts, log_user) +
+					 sizeof(void *))
+		return set_diag(diag, -EINVAL, "bad backend options"), -EINVAL;
+	*out = NULL;
+	ntargets = (opts->pid > 0) + (opts->system_wide != 0) + (opts->argv && opts->argv[0]);
+	if (ntargets != 1) {
+		set_diag(diag, -EINVAL, "%s", ntargets ? "give only one of a command, -p PID and -a"
+					   : "nothing to measure: give a command, -p PID or -a");
+		return -EINVAL;
+	}
+	if (opts->mode != PERFRING_BACKEND_SAMPLE && opts->mode != PERFRING_BACKEND_COUNT)
+		return set_diag(diag, -EINVAL, "unknown mode %d", opts->mode), -EINVAL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	memcpy(&b->opts, opts, sizeof(b->opts) < opts->sz ? sizeof(b->opts) : opts->sz);
+	b->go_fd = b->err_fd = b->pidfd = -1;
+	b->status = -1;
+	b->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	b->fake_errno = parse_fake_errno();
+	if (!b->opts.ring_pages)
+		b->opts.ring_pages = DEFAULT_RING_PAGES;
+	if (b->opts.ring_pages & (b->opts.ring_pages - 1) || b->opts.ring_pages > (1u << 20)) {
+		set_diag(diag, -EINVAL, "ring pages must be a power of two (got %u)",
+			 b->opts.ring_pages);
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (b->opts.mode == PERFRING_BACKEND_SAMPLE && b->opts.period == 0 &&
+	    b->opts.freq > 1000000) {
+		set_diag(diag, -EINVAL, "frequency %" PRIu64 " Hz is too high",
+			 b->opts.freq);
+		ret = -EINVAL;
+		goto fail;
+	}
+	is_default = !opts->events || !opts->events[0];
+	ret = hw_parse_events(is_default ? "cycles" : opts->events, &specs, &nspec, err,
+			      sizeof(err));
+	if (ret < 0) {
+		set_diag(diag, ret, "%s", err);
+		goto fail;
+	}
+	b->nev = nspec;
+	b->ev = calloc(nspec, sizeof(*b->ev));
+	b->descs = calloc(nspec, sizeof(*b->descs));
+	if (!b->ev || !b->descs) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < nspec; i++) {
+		b->ev[i].spec = specs[i];
+		b->ev[i].supported = 1;
+	}
+	free(specs);
+	specs = NULL;
+
+	/* Where: CPUs and tasks. */
+	if (b->opts.mode == PERFRING_BACKEND_SAMPLE || b->opts.system_wide) {
+		ret = online_cpus(&b->cpus, &b->ncpu);
+		if (ret < 0) {
+			set_diag(diag, ret, "cannot list the online CPUs: %s", strerror(-ret));
+			goto fail;
+		}
+	} else {
+		b->cpus = malloc(sizeof(int));
+		if (!b->cpus) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		b->cpus[0] = -1;
+		b->ncpu = 1;
+	}
+	if (b->opts.system_wide) {
+		b->thr = malloc(sizeof(int));
+		if (!b->thr) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		b->thr[0] = -1;
+		b->nthr = 1;
+	} else if (b->opts.pid > 0) {
+		ret = process_threads(b->opts.pid, &b->thr, &b->nthr);
+		if (ret < 0) {
+			set_diag(diag, -ESRCH, "process %d: %s", b->opts.pid,
+				 ret == -ENOENT ? "no such process" : strerror(-ret));
+			ret = -ESRCH;
+			goto fail;
+		}
+		b->target = b->opts.pid;
+	} else {
+		ret = fork_command(b, diag);
+		if (ret < 0)
+			goto fail;
+		b->thr = malloc(sizeof(int));
+		if (!b->thr) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		b->thr[0] = b->target;
+		b->nthr = 1;
+	}
+	for (size_t i = 0; i < b->nev; i++) {
+		size_t nfd = b->ncpu * b->nthr;
+
+		b->ev[i].fds = malloc(nfd * sizeof(int));
+		b->ev[i].ids = calloc(nfd, sizeof(uint64_t));
+		if (!b->ev[i].fds || !b->ev[i].ids) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		for (size_t k = 0; k < nfd; k++)
+			b->ev[i].fds[k] = -1;
+		build_attr(b, &b->ev[i], i);
+	}
+	ret = open_events(b, is_default, diag);
+	if (ret < 0)
+		goto fail;
+	ret = collect_ids(b, diag);
+	if (ret < 0)
+		goto fail;
+	if (b->opts.mode == PERFRING_BACKEND_SAMPLE) {
+		ret = map_rings(b, diag);
+		if (ret < 0)
+			goto fail;
+	}
+	if (b->target > 0) {
+		b->pidfd = (int)syscall(SYS_pidfd_open, b->target, 0);
+		if (b->pidfd < 0 && errno == ESRCH) {
+			set_diag(diag, -ESRCH, "process %d exited", (int)b->target);
+			ret = -ESRCH;
+			goto fail;
+		}
+	}
+	*out = b;
+	return 0;
+fail:
+	free(specs);
+	hw_close(b);
+	return ret;
+}
+
+/* ---- running -------------------------------------------------------------- */
+
+static void for_leaders(struct perfring_backend *b, unsigned long req)
+{
+	size_t nfd = b->ncpu * b->nthr;
+
+	for (size_t i = 0; i < b->nev; i++) {
+		if (b->ev[i].spec.leader != (int)i)
+			continue;
+		for (size_t k = 0; k < nfd; k++)
+			if (b->ev[i].fds[k] >= 0)
+				ioctl(b->ev[i].fds[k], req, 0);
+	}
+}
+
+static int hw_start(struct perfring_backend *b, struct perfring_diag *diag)
+{
+	if (!b || b->started)
+		return -EINVAL;
+	b->started = 1;
+	b->t0 = now_monotonic();
+	if (!b->child) {
+		for_leaders(b, PERF_EVENT_IOC_ENABLE);
+		return 0;
+	}
+	/* Release the command; its exec enables the events (enable_on_exec). */
+	if (write(b->go_fd, "g", 1) != 1) {
+		int e = errno;
+
+		set_diag(diag, -e, "cannot start %s: %s", b->opts.argv[0], strerror(e));
+		return -e;
+	}
+	close(b->go_fd);
+	b->go_fd = -1;
+	for (;;) {
+		int e;
+		ssize_t n = read(b->err_fd, &e, sizeof(e));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		close(b->err_fd);
+		b->err_fd = -1;
+		if (n == (ssize_t)sizeof(e)) {
+			waitpid(b->target, &b->status, 0);
+			b->exited = 1;
+			set_diag(diag, -e, "cannot run %s: %s", b->opts.argv[0], strerror(e));
+			return -e;
+		}
+		return 0;
+	}
+}
+
+static void reap(struct perfring_backend *b)
+{
+	if (b->exited)
+		return;
+	if (b->child) {
+		if (waitpid(b->target, &b->status, 0) == b->target)
+			b->exited = 1;
+		else if (errno == ECHILD)
+			b->exited = 1;
+	} else {
+		b->exited = 1;
+	}
+}
+
+/* Without pidfd: is the target gone? */
+static int target_gone(struct perfring_backend *b)
+{
+	if (b->child) {
+		int st;
+		pid_t r = waitpid(b->target, &st, WNOHANG);
+
+		if (r == b->target) {
+			b->status = st;
+			b->exited = 1;
+			return 1;
+		}
+		return r < 0 && errno == ECHILD;
+	}
+	return kill(b->target, 0) < 0 && errno == ESRCH;
+}
+
+static int hw_wait(struct perfring_backend *b, int extra_fd, int timeout_ms)
+{
+	struct pollfd *pfd;
+	size_t n = 0, pid_i = SIZE_MAX, extra_i = SIZE_MAX;
+	int ret, bits = 0;
+
+	if (!b)
+		return -EINVAL;
+	if (b->exited)
+		return PERFRING_BACKEND_WAKE_EXIT;
+	pfd = calloc(b->nring + 2, sizeof(*pfd));
+	if (!pfd)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->nring; i++) {
+		pfd[n].fd = b->rings[i].hup ? -1 : b->rings[i].fd;
+		pfd[n].events = POLLIN;
+		n++;
+	}
+	if (b->pidfd >= 0) {
+		pid_i = n;
+		pfd[n].fd = b->pidfd;
+		pfd[n++].events = POLLIN;
+	}
+	if (extra_fd >= 0) {
+		extra_i = n;
+		pfd[n].fd = extra_fd;
+		pfd[n++].events = POLLIN;
+	}
+	if (b->target > 0 && b->pidfd < 0 && (timeout_ms < 0 || timeout_ms > 100))
+		timeout_ms = 100;	/* no pidfd: check the target now and then */
+	ret = poll(pfd, n, timeout_ms);
+	if (ret < 0) {
+		int e = errno;
+
+		free(pfd);
+		return e == EINTR ? 0 : -e;
+	}
+	if (ret == 0)
+		bits |= PERFRING_BACKEND_WAKE_TIMEOUT;
+	for (size_t i = 0; i < b->nring; i++) {
+		if (pfd[i].revents & POLLIN)
+			bits |= PERFRING_BACKEND_WAKE_DATA;
+		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			b->rings[i].hup = 1;
+			bits |= PERFRING_BACKEND_WAKE_DATA;
+		}
+	}
+	if (pid_i != SIZE_MAX && pfd[pid_i].revents) {
+		reap(b);
+		bits |= PERFRING_BACKEND_WAKE_EXIT;
+	} else if (b->target > 0 && b->pidfd < 0 && target_gone(b)) {
+		b->exited = 1;
+		bits |= PERFRING_BACKEND_WAKE_EXIT;
+	}
+	if (extra_i != SIZE_MAX && pfd[extra_i].revents)
+		bits |= PERFRING_BACKEND_WAKE_FD;
+	/* Every ring hung up (e.g. -p threads all gone): nothing more comes. */
+	if (b->nring && b->target > 0) {
+		size_t h = 0;
+
+		for (size_t i = 0; i < b->nring; i++)
+			h += b->rings[i].hup;
+		if (h == b->nring && !b->child) {
+			b->exited = 1;
+			bits |= PERFRING_BACKEND_WAKE_EXIT;
+		}
+	}
+	free(pfd);
+	return bits;
+}
+
+static int hw_stop(struct perfring_backend *b)
+{
+	if (!b)
+		return -EINVAL;
+	for_leaders(b, PERF_EVENT_IOC_DISABLE);
+	return 0;
+}
+
+static void hw_close(struct perfring_backend *b)
+{
+	if (!b)
+		return;
+	if (b->child && !b->exited && b->target > 0) {
+		kill(b->target, SIGKILL);
+		waitpid(b->target, NULL, 0);
+	}
+	for (size_t i = 0; i < b->nring; i++) {
+		perfring_ring_close(b->rings[i].ring);
+		if (b->rings[i].base)
+			munmap(b->rings[i].base, b->rings[i].len);
+	}
+	free(b->rings);
+	close_fds(b);
+	for (size_t i = 0; b->ev && i < b->nev; i++) {
+		free(b->ev[i].fds);
+		free(b->ev[i].ids);
+	}
+	free(b->ev);
+	free(b->descs);
+	free(b->cpus);
+	free(b->thr);
+	if (b->go_fd >= 0)
+		close(b->go_fd);
+	if (b->err_fd >= 0)
+		close(b->err_fd);
+	if (b->pidfd >= 0)
+		close(b->pidfd);
+	free(b);
+}
+
+static uint32_t hw_nr_events(const struct perfring_backend *b)
+{
+	return b ? (uint32_t)b->nev : 0;
+}
+
+static int hw_event(const struct perfring_backend *b, uint32_t idx,
+		    struct perfring_backend_event *out)
+{
+	struct perfring_backend_event ev = { 0 };
+	size_t sz;
+
+	if (!b || !out || idx >= b->nev)
+		return -ENOENT;
+	sz = out->sz < sizeof(ev) ? out->sz : sizeof(ev);
+	ev.sz = sz;
+	ev.attr = &b->ev[idx].attr;
+	ev.ids = b->ev[idx].ids;
+	ev.nr_ids = b->ev[idx].nr_ids;
+	ev.name = b->ev[idx].spec.name;
+	ev.leader = b->ev[idx].spec.leader;
+	ev.supported = b->ev[idx].supported;
+	memcpy(out, &ev, sz);
+	return 0;
+}
+
+static uint32_t hw_nr_rings(const struct perfring_backend *b)
+{
+	return b ? (uint32_t)b->nring : 0;
+}
+
+static struct perfring_ring *hw_ring(const struct perfring_backend *b, uint32_t idx)
+{
+	return b && idx < b->nring ? b->rings[idx].ring : NULL;
+}
+
+static int hw_target(const struct perfring_backend *b, int *pid, int *status)
+{
+	if (!b)
+		return -EINVAL;
+	if (pid)
+		*pid = b->target;
+	if (status)
+		*status = b->child && b->exited ? b->status : -1;
+	return b->exited;
+}
+
+/* ---- counting ------------------------------------------------------------- */
+
+static int hw_read_count(struct perfring_backend *b, uint32_t idx,
+			 struct perfring_backend_count *out)
+{
+	struct perfring_backend_count c = { 0 };
+	const struct hw_event *e;
+	const struct hw_event *l;
+	size_t nfd, pos, sz;
+	uint64_t buf[3 + 2 * 64];
+
+	if (!b || !out || idx >= b->nev)
+		return -ENOENT;
+	e = &b->ev[idx];
+	l = &b->ev[e->spec.leader];
+	nfd = b->ncpu * b->nthr;
+	pos = idx - (size_t)e->spec.leader;
+	c.supported = e->supported;
+	for (size_t k = 0; e->supported && k < nfd; k++) {
+		ssize_t n;
+
+		if (e->fds[k] < 0)
+			continue;
+		if (l->attr.read_format & PERFRING_FORMAT_GROUP) {
+			uint64_t nr;
+
+			n = read(l->fds[k], buf, sizeof(buf));
+			if (n < 0)
+				return -errno;
+			if (n < 24)
+				return -EIO;
+			nr = buf[0];
+			if (pos >= nr || (size_t)n < (3 + 2 * (pos + 1)) * 8)
+				return -EIO;
+			if (buf[3 + 2 * pos + 1] != e->ids[k])
+				return -EIO;	/* member order differs from ours */
+			c.enabled += buf[1];
+			c.running += buf[2];
+			c.value += buf[3 + 2 * pos];
+		} else {
+			n = read(e->fds[k], buf, 4 * 8);
+			if (n < 0)
+				return -errno;
+			if (n < 24)
+				return -EIO;
+			c.value += buf[0];
+			c.enabled += buf[1];
+			c.running += buf[2];
+		}
+	}
+	c.counted = c.running > 0;
+	c.scaled = hw_scale_count(c.value, c.enabled, c.running);
+	sz = out->sz < sizeof(c) ? out->sz : sizeof(c);
+	c.sz = sz;
+	memcpy(out, &c, sz);
+	return 0;
+}
+
+/* ---- synthesis from /proc -------------------------------------------------- */
+
+struct synth {
+	struct perfring_backend *b;
+	perfring_backend_record_fn fn;
+	void *user;
+	const struct perfring_attr *attr;
+	uint64_t id;
+	int count;
+};
+
+static int emit(struct synth *s, char *rec, size_t body, uint32_t pid, uint32_t tid)
+{
+	struct perfring_sample_id sid = {
+		.pid = pid, .tid = tid, .time = s->b->t0, .id = s->id, .identifier = s->id,
+	};
+	size_t tr = perfring_sample_id_size(s->attr->sample_type);
+	struct perfring_event_header h;
+	int ret;
+
+	if (perfring_sample_id_encode(s->attr->sample_type, &sid, rec + body, tr) < 0)
+		return -EINVAL;
+	memcpy(&h, rec, sizeof(h));
+	h.size = (uint16_t)(body + tr);
+	memcpy(rec, &h, sizeof(h));
+	ret = s->fn(rec, body + tr, s->user);
+	if (ret < 0)
+		return ret;
+	s->count++;
+	return 0;
+}
+
+static int synth_comm(struct synth *s, int pid, int tid)
+{
+	char path[64], name[32] = "";
+	char rec[8 + 8 + 16 + 64] = { 0 };
+	struct perfring_event_header h = { .type = PERFRING_RECORD_COMM, .misc = 0 };
+	FILE *f;
+	size_t n, body;
+	uint32_t v;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* gone meanwhile */
+	if (!fgets(name, sizeof(name), f))
+		name[0] = '\0';
+	fclose(f);
+	name[strcspn(name, "\n")] = '\0';
+	n = strnlen(name, 15);
+	body = 16 + ((n + 1 + 7) & ~(size_t)7);
+	memcpy(rec, &h, sizeof(h));
+	v = (uint32_t)pid;
+	memcpy(rec + 8, &v, 4);
+	v = (uint32_t)tid;
+	memcpy(rec + 12, &v, 4);
+	memcpy(rec + 16, name, n);
+	return emit(s, rec, body, (uint32_t)pid, (uint32_t)tid);
+}
+
+static int synth_maps(struct synth *s, int pid)
+{
+	char path[64];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int ret = 0;
+	char *rec = malloc(PERFRING_RECORD_MAX_SIZE);
+
+	if (!rec)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		free(rec);
+		return 0;
+	}
+	while (ret >= 0 && getline(&line, &cap, f) > 0) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		int name_at = 0;
+		const char *name;
+		size_t nlen, body;
+		uint32_t prot = 0, flags;
+		struct perfring_mmap2_event m;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &name_at) < 7)
+			continue;
+		if (strlen(perms) < 4 || perms[2] != 'x')
+			continue;
+		name = name_at ? line + name_at : "";
+		nlen = strcspn(name, "\n");
+		if (nlen == 0) {
+			name = "//anon";
+			nlen = 6;
+		}
+		if (nlen > 4096)
+			nlen = 4096;
+		if (perms[0] == 'r')
+			prot |= PROT_READ;
+		if (perms[1] == 'w')
+			prot |= PROT_WRITE;
+		prot |= PROT_EXEC;
+		flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		memset(&m, 0, sizeof(m));
+		m.header.type = PERFRING_RECORD_MMAP2;
+		m.header.misc = PERFRING_MISC_USER;
+		m.pid = (uint32_t)pid;
+		m.tid = (uint32_t)pid;
+		m.start = start;
+		m.len = end - start;
+		m.pgoff = off;
+		m.maj = maj;
+		m.min = min;
+		m.ino = ino;
+		m.prot = prot;
+		m.flags = flags;
+		body = sizeof(m) + ((nlen + 1 + 7) & ~(size_t)7);
+		memset(rec, 0, body + 64);
+		memcpy(rec, &m, sizeof(m));
+		memcpy(rec + sizeof(m), name, nlen);
+		ret = emit(s, rec, body, (uint32_t)pid, (uint32_t)pid);
+	}
+	free(line);
+	fclose(f);
+	free(rec);
+	return ret;
+}
+
+static int synth_process(struct synth *s, int pid)
+{
+	int *tids = NULL;
+	size_t n = 0;
+	int ret;
+
+	if (process_threads(pid, &tids, &n) < 0)
+		return 0;
+	ret = 0;
+	for (size_t i = 0; ret >= 0 && i < n; i++)
+		ret = synth_comm(s, pid, tids[i]);
+	free(tids);
+	if (ret >= 0)
+		ret = synth_maps(s, pid);
+	return ret;
+}
+
+static int hw_synthesize(struct perfring_backend *b, perfring_backend_record_fn fn,
+			 void *user)
+{
+	struct synth s = { .b = b, .fn = fn, .user = user };
+	int ret = 0;
+
+	if (!b || !fn)
+		return -EINVAL;
+	if (b->opts.mode != PERFRING_BACKEND_SAMPLE || b->child || !b->nev)
+		return 0;
+	s.attr = &b->ev[0].attr;
+	s.id = b->ev[0].nr_ids ? b->ev[0].ids[0] : 0;
+	if (b->opts.pid > 0) {
+		ret = synth_process(&s, b->opts.pid);
+	} else if (b->opts.system_wide) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		if (!d)
+			return -errno;
+		while (ret >= 0 && (de = readdir(d))) {
+			char *end;
+			long pid = strtol(de->d_name, &end, 10);
+
+			if (*end || pid <= 0)
+				continue;
+			ret = synth_process(&s, (int)pid);
+		}
+		closedir(d);
+	}
+	return ret < 0 ? ret : s.count;
+}
+
+static const struct perfring_backend_ops hw_ops = {
+	.struct_size = sizeof(struct perfring_backend_ops),
+	.open = hw_open,
+	.start = hw_start,
+	.wait = hw_wait,
+	.stop = hw_stop,
+	.close = hw_close,
+	.nr_events = hw_nr_events,
+	.event = hw_event,
+	.nr_rings = hw_nr_rings,
+	.ring = hw_ring,
+	.synthesize = hw_synthesize,
+	.read_count = hw_read_count,
+	.target = hw_target,
+};
+
+PERFRING_PLUGIN_DEFINE(
+	.name = "hw",
+	.version = "1.0",
+	.description = "perf_event_open counters and kernel rings",
+	.kind = PERFRING_PLUGIN_KIND_BACKEND,
+	.backend_ops = &hw_ops);

@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * perfring-record: sample or count a command, a running process or every
+ * CPU through the hw backend plugin, into a perf.data file, a
+ * flight-recorder ring file, or a perf-stat-like table.
+ *
+ * The backend is loaded through the plugin registry (never linked in).
+ * Kernel rings are read with the library's reader and fed, one writer
+ * source per ring, to the perf.data writer, which merges them by time.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfring/plugin.h>
+
+#include "tool-common.h"
+
+static gchar **opt_events;
+static gint64 opt_freq;
+static gint64 opt_count;
+static gboolean opt_callgraph;
+static gchar *opt_output;
+static gint opt_pid;
+static gboolean opt_all_cpus;
+static gdouble opt_duration;
+static gchar *opt_ring;
+static gchar *opt_size;
+static gboolean opt_stat;
+static gint opt_pages;
+static gboolean opt_version;
+static gboolean opt_list_plugins;
+static gchar **opt_cmd;
+
+static const GOptionEntry entries[] = {
+	{ "event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &opt_events,
+	  "Events: cycles, instructions, cpu-clock, task-clock, page-faults, ..., rNNNN; "
+	  ":u :k modifiers; comma lists; {a,b} groups (default: cycles, else cpu-clock)",
+	  "EVENTS" },
+	{ "freq", 'F', 0, G_OPTION_ARG_INT64, &opt_freq,
+	  "Sample at HZ samples per second (default 4000)", "HZ" },
+	{ "count", 'c', 0, G_OPTION_ARG_INT64, &opt_count,
+	  "Sample every N events", "N" },
+	{ "call-graph", 'g', 0, G_OPTION_ARG_NONE, &opt_callgraph,
+	  "Record frame-pointer callchains", NULL },
+	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
+	  "perf.data file to write (default perf.data; - for a pipe stream)", "FILE" },
+	{ "pid", 'p', 0, G_OPTION_ARG_INT, &opt_pid,
+	  "Attach to a running process (until Ctrl-C or --duration)", "PID" },
+	{ "all-cpus", 'a', 0, G_OPTION_ARG_NONE, &opt_all_cpus,
+	  "Every task on every CPU (until Ctrl-C or --duration)", NULL },
+	{ "duration", 0, 0, G_OPTION_ARG_DOUBLE, &opt_duration,
+	  "Stop after SECONDS", "SECONDS" },
+	{ "ring", 0, 0, G_OPTION_ARG_FILENAME, &opt_ring,
+	  "Write a flight-recorder ring file keeping the newest --size bytes", "FILE" },
+	{ "size", 0, 0, G_OPTION_ARG_STRING, &opt_size,
+	  "Data size of the --ring file (bytes; K, M, G suffixes; rounded up to 2^n pages)", "N" },
+	{ "stat", 0, 0, G_OPTION_ARG_NONE, &opt_stat,
+	  "Count instead of sampling, and print the counts as perf stat does", NULL },
+	{ "mmap-pages", 'm', 0, G_OPTION_ARG_INT, &opt_pages,
+	  "Data pages of each kernel ring (a power of two, default 128)", "PAGES" },
+	{ "list-plugins", 0, 0, G_OPTION_ARG_NONE, &opt_list_plugins,
+	  "List the plugins found and exit", NULL },
+	{ "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version,
+	  "Show the library version and plugin ABI and exit", NULL },
+	{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_cmd, NULL, "CMD..." },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL },
+};
+
+/* Everything the drain loop needs. */
+struct rec {
+	const struct perfring_backend_ops *ops;
+	struct perfring_backend *b;
+	struct perfring_writer *w;
+	struct perfring_ring *ringfile;
+	struct perfring_reader **readers;
+	int *sources;
+	uint32_t nring;
+	uint64_t samples;
+	uint64_t records;
+	uint64_t ring_dropped;
+	int problems;
+	int write_failed;
+};
+
+static void log_cb(enum perfring_log_level level, const char *msg, void *user)
+{
+	(void)user;
+	if (level <= PERFRING_LOG_WARN)
+		tool_error("%s%s", level == PERFRING_LOG_ERROR ? "" : "warning: ", msg);
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v == 0 || v > (1ull << 40))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static uint64_t round_ring_size(uint64_t v)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), s = page;
+
+	while (s < v)
+		s <<= 1;
+	return s;
+}
+
+/* A record from a kernel ring or from synthesis. */
+static void take(struct rec *r, int source, const void *rec, size_t size)
+{
+	struct perfring_event_header h;
+	struct perfring_diag d = { 0 };
+
+	memcpy(&h, rec, sizeof(h));
+	r->records++;
+	if (h.type == PERFRING_RECORD_SAMPLE)
+		r->samples++;
+	if (r->w && !r->write_failed) {
+		int ret = perfring_writer_write(r->w, source, rec, size, &d);
+
+		if (ret < 0) {
+			tool_error_diag(&d);
+			r->problems = 1;
+			if (ret != -EINVAL)
+				r->write_failed = 1;
+		}
+	}
+	if (r->ringfile && perfring_ring_write(r->ringfile, rec) < 0)
+		r->ring_dropped++;
+}
+
+static int synth_cb(const void *rec, size_t size, void *user)
+{
+	struct rec *r = user;
+
+	take(r, r->sources ? r->sources[r->nring] : 0, rec, size);
+	return 0;
+}
+
+static void drain(struct rec *r)
+{
+	for (uint32_t i = 0; i < r->nring; i++) {
+		struct perfring_record pr;
+		int ret;
+
+		if (!r->readers[i])
+			continue;
+		while ((ret = perfring_reader_next(r->readers[i], &pr)) == 1)
+			take(r, r->sources[i], pr.hdr, pr.hdr->size);
+		if (ret < 0) {
+			tool_error_diag(perfring_reader_diag(r->readers[i]));
+			r->problems = 1;
+			perfring_reader_free(r->readers[i]);
+			r->readers[i] = NULL;
+			continue;
+		}
+		perfring_reader_consume(r->readers[i]);
+	}
+}
+
+static int setup_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, old);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Run until the target exits, a signal (for -p/-a), or the duration.
+ * drain_fn is called after each wakeup (NULL in counting mode).
+ */
+static void run_loop(const struct perfring_backend_ops *ops, struct perfring_backend *b,
+		     int sfd, struct rec *r)
+{
+	double end = opt_duration > 0 ? now_s() + opt_duration : 0;
+	int pid = 0;
+
+	ops->target(b, &pid, NULL);
+	for (;;) {
+		int timeout = -1, bits;
+
+		if (end > 0) {
+			double left = end - now_s();
+
+			if (left <= 0)
+				break;
+			timeout = (int)(left * 1000) + 1;
+		}
+		/*
+		 * A flight recorder copies records out every 100 ms, not only
+		 * at the watermark, so that little is lost if it is killed.
+		 */
+		if (opt_ring && (timeout < 0 || timeout > 100))
+			timeout = 100;
+		bits = ops->wait(b, sfd, timeout);
+		if (bits < 0) {
+			tool_error("waiting for events: %s", strerror(-bits));
+			if (r)
+				r->problems = 1;
+			break;
+		}
+		if (r)
+			drain(r);
+		if (bits & PERFRING_BACKEND_WAKE_EXIT)
+			break;
+		if (bits & PERFRING_BACKEND_WAKE_FD) {
+			struct signalfd_siginfo si;
+			int cmd_mode = opt_cmd && opt_cmd[0];
+
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				/* A command: pass it on and wait for it to end. */
+				if (cmd_mode && pid > 0)
+					kill(pid, (int)si.ssi_signo);
+			}
+			if (!cmd_mode)
+				break;
+		}
+	}
+}
+
+static char *command_string(void)
+{
+	if (opt_cmd && opt_cmd[0])
+		return g_strjoinv(" ", opt_cmd);
+	if (opt_pid > 0)
+		return g_strdup_printf("process id '%d'", opt_pid);
+	return g_strdup("system wide");
+}
+
+static int do_stat(const struct perfring_backend_ops *ops, struct perfring_backend *b, int sfd)
+{
+	struct perfring_diag d = { 0 };
+	double t0, t1;
+	uint32_t n = ops->nr_events(b);
+	char *what;
+	int ret, status = -1;
+
+	t0 = now_s();
+	ret = ops->start(b, &d);
+	if (ret < 0) {
+		tool_error_diag(&d);
+		return TOOL_EXIT_PROBLEMS;
+	}
+	run_loop(ops, b, sfd, NULL);
+	ops->stop(b);
+	t1 = now_s();
+	ops->target(b, NULL, &status);
+	what = command_string();
+	if (opt_cmd && opt_cmd[0])
+		fprintf(stderr, "\n Performance counter stats for '%s':\n\n", what);
+	else
+		fprintf(stderr, "\n Performance counter stats for %s:\n\n", what);
+	g_free(what);
+	for (uint32_t i = 0; i < n; i++) {
+		struct perfring_backend_event ev = { .sz = sizeof(ev) };
+		struct perfring_backend_count c = { .sz = sizeof(c) };
+		int is_clock;
+
+		ops->event(b, i, &ev);
+		ret = ops->read_count(b, i, &c);
+		is_clock = ev.attr->type == PERFRING_TYPE_SOFTWARE &&
+			   (ev.attr->config == 0 || ev.attr->config == 1);
+		if (ret < 0) {
+			tool_error("%s: cannot read the count: %s", ev.name, strerror(-ret));
+			return TOOL_EXIT_PROBLEMS;
+		}
+		if (!c.supported) {
+			fprintf(stderr, "%18s      %-25s\n", "<not supported>", ev.name);
+			continue;
+		}
+		if (!c.counted) {
+			fprintf(stderr, "%18s      %-25s\n", "<not counted>", ev.name);
+			continue;
+		}
+		if (is_clock)
+			fprintf(stderr, "%18.2f msec %-25s", (double)c.scaled / 1e6, ev.name);
+		else
+			fprintf(stderr, "%18" PRIu64 "      %-25s", c.scaled, ev.name);
+		fprintf(stderr, " (%.2f%%)\n",
+			c.enabled ? 100.0 * (double)c.running / (double)c.enabled : 0.0);
+	}
+	fprintf(stderr, "\n %17.9f seconds time elapsed\n\n", t1 - t0);
+	if (status != -1 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		tool_error("%s %s", opt_cmd[0],
+			   WIFSIGNALED(status) ? "was killed by a signal" : "exited with an error");
+	return TOOL_EXIT_OK;
+}
+
+static int do_record(const struct perfring_backend_ops *ops, struct perfring_backend *b,
+		     int sfd, int argc, char **argv)
+{
+	struct perfring_diag d = { 0 };
+	struct rec r = { .ops = ops, .b = b };
+	uint32_t nev = ops->nr_events(b);
+	struct perfring_event_desc *descs = g_new0(struct perfring_event_desc, nev);
+	const char *out = opt_output ? opt_output : opt_ring ? NULL : "perf.data";
+	uint64_t lost = 0;
+	int ret, exit_code = TOOL_EXIT_OK;
+	struct stat st;
+
+	for (uint32_t i = 0; i < nev; i++) {
+		struct perfring_backend_event ev = { .sz = sizeof(ev) };
+
+		ops->event(b, i, &ev);
+		descs[i].attr = ev.attr;
+		descs[i].ids = ev.ids;
+		descs[i].nr_ids = ev.nr_ids;
+		descs[i].name = ev.name;
+	}
+	if (out) {
+		PERFRING_WRITER_OPTS(wo, .path = out, .argc = argc, .argv = (const char *const *)argv);
+
+		ret = perfring_writer_open(&wo, &d, &r.w);
+		if (ret < 0) {
+			tool_error_diag(&d);
+			exit_code = TOOL_EXIT_PROBLEMS;
+			goto out;
+		}
+		for (uint32_t i = 0; i < nev; i++) {
+			ret = perfring_writer_add_event(r.w, descs[i].attr, descs[i].ids,
+							descs[i].nr_ids, descs[i].name, &d);
+			if (ret < 0) {
+				tool_error_diag(&d);
+				exit_code = TOOL_EXIT_PROBLEMS;
+				goto out;
+			}
+		}
+	}
+	if (opt_ring) {
+		uint64_t size = 1u << 20;
+
+		if (opt_size)
+			parse_size(opt_size, &size);
+		PERFRING_RING_OPTS(ro, .backing = PERFRING_RING_FILE, .path = opt_ring,
+				   .data_size = round_ring_size(size),
+				   .flags = PERFRING_RING_OVERWRITE | PERFRING_RING_TRUNCATE |
+					    PERFRING_RING_CLOCKID,
+				   .clockid = CLOCK_MONOTONIC, .events = descs, .nr_events = nev);
+		ret = perfring_ring_create(&ro, &r.ringfile);
+		if (ret < 0) {
+			tool_error("%s: cannot create the ring file: %s", opt_ring, strerror(-ret));
+			exit_code = TOOL_EXIT_PROBLEMS;
+			goto out;
+		}
+	}
+	r.nring = ops->nr_rings(b);
+	r.readers = g_new0(struct perfring_reader *, r.nring);
+	r.sources = g_new0(int, r.nring + 1);
+	for (uint32_t i = 0; i <= r.nring; i++)
+		r.sources[i] = r.w ? perfring_writer_add_source(r.w) : 0;
+	for (uint32_t i = 0; i < r.nring; i++) {
+		ret = perfring_reader_new(ops->ring(b, i), &r.readers[i]);
+		if (ret < 0 || r.sources[i] < 0) {
+			tool_error("cannot read the kernel rings: %s",
+				   strerror(ret < 0 ? -ret : -r.sources[i]));
+			exit_code = TOOL_EXIT_PROBLEMS;
+			goto out;
+		}
+	}
+	ret = ops->start(b, &d);
+	if (ret < 0) {
+		tool_error_diag(&d);
+		exit_code = TOOL_EXIT_PROBLEMS;
+		goto out;
+	}
+	ret = ops->synthesize(b, synth_cb, &r);
+	if (ret < 0)
+		tool_error("reading /proc for the running tasks: %s", strerror(-ret));
+	if (r.w)
+		perfring_writer_end_source(r.w, r.sources[r.nring], NULL);
+	run_loop(ops, b, sfd, &r);
+	ops->stop(b);
+	drain(&r);
+	for (uint32_t i = 0; i < r.nring; i++) {
+		struct perfring_reader_stats rs;
+
+		if (!r.readers[i])
+			continue;
+		perfring_reader_stats(r.readers[i], &rs);
+		lost += rs.lost;
+	}
+	if (r.w) {
+		for (uint32_t i = 0; i < r.nring; i++)
+			perfring_writer_end_source(r.w, r.sources[i], NULL);
+		ret = perfring_writer_close(r.w, &d);
+		r.w = NULL;
+		if (ret < 0) {
+			tool_error_diag(&d);
+			exit_code = TOOL_EXIT_PROBLEMS;
+			goto out;
+		}
+	}
+	if (r.problems)
+		exit_code = TOOL_EXIT_PROBLEMS;
+	if (lost)
+		tool_error("warning: the kernel lost %" PRIu64 " records (rings too small or "
+			   "the reader too slow: try -m with more pages)", lost);
+	{
+		GString *s = g_string_new(NULL);
+
+		g_string_append_printf(s, "%" PRIu64 " samples, %" PRIu64 " records, %" PRIu64
+				       " lost", r.samples, r.records, lost);
+		if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0)
+			g_string_append_printf(s, ", %.3f MB written to %s",
+					       (double)st.st_size / (1024.0 * 1024.0), out);
+		else if (out)
+			g_string_append_printf(s, ", written to %s", out);
+		if (r.ringfile)
+			g_string_append_printf(s, "; ring %s keeps the newest %" PRIu64 " bytes",
+					       opt_ring, perfring_ring_data_size(r.ringfile));
+		tool_error("%s", s->str);
+		g_string_free(s, TRUE);
+	}
+out:
+	if (r.w)
+		perfring_writer_abort(r.w);
+	for (uint32_t i = 0; r.readers && i < r.nring; i++)
+		perfring_reader_free(r.readers[i]);
+	g_free(r.readers);
+	g_free(r.sources);
+	perfring_ring_close(r.ringfile);
+	g_free(descs);
+	return exit_code;
+}
+
+static const struct perfring_backend_ops *find_backend(struct perfring_registry *reg)
+{
+	size_t n = perfring_registry_count(reg);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct perfring_plugin *p = perfring_registry_plugin_at(reg, i);
+		const struct perfring_plugin_descriptor *d;
+
+		if (perfring_plugin_kind(p) != PERFRING_PLUGIN_KIND_BACKEND ||
+		    strcmp(perfring_plugin_name(p), "hw") != 0)
+			continue;
+		d = perfring_plugin_borrow_descriptor(p);
+		if (!d || !d->backend_ops ||
+		    d->backend_ops->struct_size < offsetof(struct perfring_backend_ops, target) +
+						  sizeof(void *)) {
+			tool_error("%s: backend table too small for this perfring-record",
+				   perfring_plugin_file(p));
+			return NULL;
+		}
+		return d->backend_ops;
+	}
+	tool_error("the hw backend plugin was not found (searched PERFRING_PLUGIN_PATH and %s)",
+		   perfring_registry_plugins_dir());
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	GOptionContext *ctx;
+	GError *err = NULL;
+	struct perfring_registry *reg = NULL;
+	const struct perfring_backend_ops *ops;
+	struct perfring_backend *b = NULL;
+	struct perfring_diag d = { 0 };
+	char *events = NULL;
+	char **orig_argv = g_strdupv(argv);
+	int orig_argc = argc;
+	sigset_t oldmask;
+	int sfd, ret, exit_code;
+
+	tool_init("perfring-record");
+	ctx = g_option_context_new("[-- CMD [ARG...]]");
+	g_option_context_set_summary(ctx,
+		"Sample (or with --stat count) a command, a running process (-p) or every CPU (-a)\n"
+		"with perf_event_open, into a perf.data file that perf report reads.");
+	g_option_context_set_description(ctx,
+		"Examples:\n"
+		"  perfring-record -e cpu-clock -F 999 -g -o x.data -- ./prog arg\n"
+		"  perfring-record -p 1234 --duration 5\n"
+		"  perfring-record --ring flight.ring --size 4M -- ./server\n"
+		"  perfring-record --stat -e task-clock,page-faults -- ./prog\n"
+		"\n"
+		"Environment:\n"
+		"  PERFRING_PLUGIN_PATH    colon-separated plugin directories or files, searched first\n"
+		"  PERFRING_NO_DLCLOSE     keep plugins loaded at exit (for ASan and valgrind)\n"
+		"  PERFRING_HW_FAKE_ERRNO  make every perf_event_open fail with this errno (tests)\n"
+		"\n"
+		"Exit status: 0 ok, 1 problems (refused or unsupported events, write errors),\n"
+		"2 usage error.");
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_set_strict_posix(ctx, TRUE);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		tool_error("%s", err->message);
+		g_error_free(err);
+		g_option_context_free(ctx);
+		return TOOL_EXIT_USAGE;
+	}
+	g_option_context_free(ctx);
+	if (opt_version) {
+		tool_print_version();
+		return TOOL_EXIT_OK;
+	}
+	if (opt_list_plugins) {
+		if (tool_load_plugins(&reg) < 0)
+			return TOOL_EXIT_USAGE;
+		tool_list_plugins(reg);
+		perfring_registry_free(reg);
+		return TOOL_EXIT_OK;
+	}
+	/* Usage checks. */
+	{
+		int targets = (opt_cmd && opt_cmd[0]) + (opt_pid != 0) + (opt_all_cpus != 0);
+		uint64_t sz;
+		const char *bad = NULL;
+
+		if (targets == 0)
+			bad = "nothing to record: give -- CMD, -p PID or -a (try --help)";
+		else if (targets > 1)
+			bad = "give only one of -- CMD, -p PID and -a";
+		else if (opt_pid < 0)
+			bad = "-p needs a positive process id";
+		else if (opt_freq && opt_count)
+			bad = "-F and -c exclude each other";
+		else if (opt_freq < 0 || opt_count < 0)
+			bad = "-F and -c need positive numbers";
+		else if (opt_stat && (opt_freq || opt_count || opt_callgraph || opt_ring || opt_output))
+			bad = "--stat counts: -F, -c, -g, -o and --ring do not apply";
+		else if (opt_size && !opt_ring)
+			bad = "--size needs --ring FILE";
+		else if (opt_size && parse_size(opt_size, &sz) < 0)
+			bad = "--size needs a byte count such as 65536, 512K or 4M";
+		else if (opt_duration < 0)
+			bad = "--duration needs a positive number of seconds";
+		else if (opt_pages < 0 || (opt_pages & (opt_pages - 1)))
+			bad = "-m needs a power of two";
+		if (bad) {
+			tool_error("%s", bad);
+			return TOOL_EXIT_USAGE;
+		}
+	}
+	if (opt_events)
+		events = g_strjoinv(",", opt_events);
+	if (tool_load_plugins(&reg) < 0)
+		return TOOL_EXIT_USAGE;
+	ops = find_backend(reg);
+	if (!ops) {
+		perfring_registry_free(reg);
+		return TOOL_EXIT_PROBLEMS;
+	}
+	sfd = setup_signals(&oldmask);
+	{
+		PERFRING_BACKEND_OPTS(bo,
+			.mode = opt_stat ? PERFRING_BACKEND_COUNT : PERFRING_BACKEND_SAMPLE,
+			.events = events,
+			.freq = (uint64_t)opt_freq,
+			.period = (uint64_t)opt_count,
+			.callchain = opt_callgraph,
+			.pid = opt_pid,
+			.system_wide = opt_all_cpus,
+			.argv = (const char *const *)opt_cmd,
+			.ring_pages = (uint32_t)opt_pages,
+			.skip_unsupported = opt_stat,
+			.log = log_cb);
+
+		ret = ops->open(&bo, &d, &b);
+	}
+	if (ret < 0) {
+		tool_error_diag(&d);
+		exit_code = ret == -EINVAL ? TOOL_EXIT_USAGE : TOOL_EXIT_PROBLEMS;
+		goto out;
+	}
+	if (opt_stat)
+		exit_code = do_stat(ops, b, sfd);
+	else
+		exit_code = do_record(ops, b, sfd, orig_argc, orig_argv);
+out:
+	if (b)
+		ops->close(b);
+	if (sfd >= 0)
+		close(sfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	perfring_registry_free(reg);
+	g_free(events);
+	g_strfreev(orig_argv);
+	return exit_code;
+}
