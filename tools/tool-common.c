@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,14 +50,18 @@ void tool_print_version(void)
 bool tool_uninstalled(void)
 {
 #ifdef PERFRING_BUILD_DIR
+	/* /proc/self/exe is resolved: resolve the build directory too. */
 	char *exe = g_file_read_link("/proc/self/exe", NULL);
-	size_t n = strlen(PERFRING_BUILD_DIR);
-	bool ret;
+	char *dir = realpath(PERFRING_BUILD_DIR, NULL);
+	bool ret = false;
 
-	if (!exe)
-		return false;
-	ret = strncmp(exe, PERFRING_BUILD_DIR, n) == 0 && exe[n] == '/';
+	if (exe && dir) {
+		size_t n = strlen(dir);
+
+		ret = strncmp(exe, dir, n) == 0 && exe[n] == '/';
+	}
 	g_free(exe);
+	free(dir);
 	return ret;
 #else
 	return false;
