@@ -454,6 +454,8 @@ static void feature_bitmap(struct perfring_perfdata *pd, const unsigned char *b)
 	w[0] = 1ull << PERFRING_FEAT_BUILD_ID;
 }
 
+static void read_event_types(struct perfring_perfdata *pd, const unsigned char *h);
+
 static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *first16,
 			  uint64_t hsize, struct perfring_diag *diag)
 {
@@ -496,6 +498,7 @@ static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *fir
 	err = read_attrs(pd, diag);
 	if (err)
 		return err;
+	read_event_types(pd, h);
 	if (pd->hdr.data_size == 0) {
 		/* perf record did not finish: no feature table; read the
 		 * records up to the end of the file. */
@@ -1057,6 +1060,41 @@ static int header_feature(struct perfring_perfdata *pd, const unsigned char *p,
 	return 0;
 }
 
+/*
+ * Old perf (3.x) named events by "event types": {u64 event_id (the attr's
+ * config), char name[64]}, in the file header's event_types section or as
+ * HEADER_EVENT_TYPE records in pipe mode.  Name the attrs that have no
+ * better name (EVENT_DESC, EVENT_UPDATE) yet.
+ */
+static int event_type_name(struct perfring_perfdata *pd, uint64_t event_id,
+			   const unsigned char *name, size_t len)
+{
+	size_t i;
+
+	if (len > 64)
+		len = 64;
+	for (i = 0; i < pd->nr_attrs; i++)
+		if (pd->attrs[i].attr.config == event_id && !pd->attrs[i].name &&
+		    pr_pd_set_name(pd, i, (const char *)name, len) == -ENOMEM)
+			return -ENOMEM;
+	return 0;
+}
+
+static void read_event_types(struct perfring_perfdata *pd, const unsigned char *h)
+{
+	uint64_t off = g64(pd, h + 56), size = g64(pd, h + 64), i;
+	unsigned char e[72];
+
+	if (!size || off > pd->file_size || size > pd->file_size - off ||
+	    size > (1u << 20))
+		return;
+	for (i = 0; i + sizeof(e) <= size; i += sizeof(e)) {
+		if (pread_full(pd, off + i, e, sizeof(e)))
+			return;
+		event_type_name(pd, g64(pd, e), e + 8, 64);
+	}
+}
+
 /* Side effects of records that describe the session. */
 static int absorb(struct perfring_perfdata *pd, const unsigned char *p, size_t size,
 		  uint32_t type, uint64_t off, struct perfring_diag *diag)
@@ -1069,6 +1107,10 @@ static int absorb(struct perfring_perfdata *pd, const unsigned char *p, size_t s
 		return header_attr(pd, p, size, off, diag);
 	case PERFRING_RECORD_HEADER_FEATURE:
 		return header_feature(pd, p, size, off, diag);
+	case PERFRING_RECORD_HEADER_EVENT_TYPE:
+		if (size > 16)
+			return event_type_name(pd, pr_get64(p + 8), p + 16, size - 16);
+		return 0;
 	case PERFRING_RECORD_EVENT_UPDATE:
 		/* u64 type (2 = NAME), u64 id, name */
 		if (size > 24 && pr_get64(p + 8) == 2) {

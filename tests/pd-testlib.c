@@ -226,9 +226,9 @@ static int swap_sample(struct swctx *c, unsigned char *r, size_t size)
 {
 	uint64_t st = c->sample_type, nr, i;
 	size_t off = 8;
-	const uint64_t known = 0x1ffull & ~0x10ull;	/* IP..STREAM_ID w/o READ */
+	const uint64_t known = 0x3ffull & ~0x10ull;	/* IP..STREAM_ID w/o READ */
 
-	if (st & ~(known | (1ull << 5) | (1ull << 16)))
+	if (st & ~(known | (1ull << 5) | (1ull << 10) | (1ull << 16)))
 		return no(c, "sample_type bits", (unsigned)(st & ~known));
 #define U64 do { f64(r + off); off += 8; } while (0)
 #define PAIR do { f32(r + off); f32(r + off + 4); off += 8; } while (0)
@@ -246,6 +246,13 @@ static int swap_sample(struct swctx *c, unsigned char *r, size_t size)
 		U64;
 		for (i = 0; i < nr && off + 8 <= size; i++)
 			U64;
+	}
+	if (st & (1ull << 10)) {
+		/* u32 size, then the raw bytes as the producer wrote them */
+		uint32_t raw = g32(r + off);
+
+		f32(r + off);
+		off += 4 + (size_t)raw;
 	}
 	if (off != size)
 		return no(c, "sample layout leftover bytes", (unsigned)(size - off));
@@ -372,7 +379,12 @@ static int swap_record(struct swctx *c, unsigned char *r, size_t size)
 			f64(r + off);
 		break;
 	}
+	case 66:	/* TRACING_DATA: u32 size; the data follows the record */
+		f32(r + 8);
+		break;
 	case 68: case 82:
+		break;
+	case 81:	/* COMPRESSED: the caller compressed swapped records */
 		break;
 	case 69:	/* ID_INDEX */
 		for (i = 8; i + 8 <= size; i += 8)
@@ -432,9 +444,12 @@ int pdt_swap_perfdata(const unsigned char *in, size_t len, struct pdt_buf *out,
 
 			if (size < 8 || off + size > len)
 				return no(&c, "bad pipe record size", (unsigned)size);
+			uint32_t extra = g32(p + off) == 66 ?
+					 (g32(p + off + 8) + 7) & ~7u : 0;
+
 			if (swap_record(&c, p + off, size))
 				return -1;
-			off += size;
+			off += size + extra;
 		}
 		return 0;
 	} else {
