@@ -1795,6 +1795,10 @@ static void warn_drops(const struct perfring_writer *w)
 		       "%" PRIu32 ", which perf 6.1 refuses (keep_unknown keeps them)",
 		       w->dname, w->drops[i].count, w->drops[i].count == 1 ? "" : "s",
 		       w->drops[i].type);
+	if (w->st.dropped_managed)
+		pr_log(PERFRING_LOG_INFO, "%s: left out %" PRIu64 " records of types "
+		       "the writer writes itself (HEADER_ATTR, HEADER_FEATURE, "
+		       "FINISHED_ROUND, ...)", w->dname, w->st.dropped_managed);
 	if (w->st.late)
 		pr_log(PERFRING_LOG_WARN, "%s: %" PRIu64 " records were written older "
 		       "than perf's round limit (a source was fed out of time order "

@@ -194,7 +194,11 @@ struct perfring_writer_stats {
 	int pipe_mode;			/* 1 if the output is a pipe stream */
 };
 
-/* Fill st (st->sz set by the caller).  Returns 0 or -EINVAL. */
+/*
+ * Fill st (st->sz set by the caller).  Returns 0 or -EINVAL.  Once every
+ * source has ended (or with the single implicit source) nothing is queued
+ * and the counts are final: perfring_writer_close() adds only the features.
+ */
 PERFRING_API int perfring_writer_get_stats(const struct perfring_writer *w,
 					   struct perfring_writer_stats *st);
 
