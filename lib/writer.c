@@ -1573,7 +1573,7 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	}
 	memset(&o, 0, sizeof(o));
 	memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	if (!o.path && o.fd < 0) {
+	if (!o.path && o.fd <= 0) {
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
 			    "no output: set path or a valid fd");
 		return -EINVAL;

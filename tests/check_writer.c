@@ -646,7 +646,10 @@ START_TEST(test_event_validation)
 		ck_assert_int_eq(perfring_writer_open(&big.o, &d, &w), 0);
 		perfring_writer_abort(w);
 	}
-	PERFRING_WRITER_OPTS(none, .path = NULL, .fd = -1);
+	PERFRING_WRITER_OPTS(none, .path = NULL);
+	ck_assert_int_eq(perfring_writer_open(&none, &d, &w), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(d.msg, "no output"));
+	none.fd = -1;
 	ck_assert_int_eq(perfring_writer_open(&none, &d, &w), -EINVAL);
 	ck_assert_int_eq(dir_entries(), 0);
 }

@@ -65,7 +65,10 @@ struct perfring_writer_opts {
 	 * seekable regular file.  If NULL, fd.
 	 */
 	const char *path;
-	/* Output fd when path is NULL (the caller keeps and closes it). */
+	/*
+	 * Output fd when path is NULL (the caller keeps and closes it); 0 is
+	 * refused, being what an unset field holds.
+	 */
 	int fd;
 	/* Write the pipe format (also chosen for "-" and unseekable outputs). */
 	int pipe_mode;
@@ -114,10 +117,9 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
  * every sample_type at the same position, equal sample_id_all and equal
  * read_format: violations are refused here with -EINVAL and a diag.
  * attr->size says which bytes are meaningful (0: the whole struct; 1 to
- * 63: -EINVAL); the
- * written attr.size is the smallest version holding every non-zero field,
- * at most 128 (VER7, what perf 6.1 reads; always 128 in pipe mode);
- * a non-zero config3 is dropped with a warning.
+ * 63: -EINVAL); the written attr.size is the smallest version holding every
+ * non-zero field, at most 128 (VER7, what perf 6.1 reads; always 128 in
+ * pipe mode); a non-zero config3 is dropped with a warning.
  * Returns the event index (>= 0), -EINVAL, -EEXIST (id already used),
  * -EBUSY (records already written), -ENOMEM.
  */
