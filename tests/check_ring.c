@@ -1907,6 +1907,179 @@ START_TEST(test_overwrite_live_writer)
 }
 END_TEST
 
+/* Overwrite mode with a SIGALRM handler writing while the main loop writes. */
+struct ow_nest_check {
+	uint64_t main_last, h_last, read, bad, order;
+	int main_seen, h_seen;
+};
+
+static void ow_nest_drain(struct perfring_reader *rd, struct ow_nest_check *c)
+{
+	struct perfring_record rec;
+	int n;
+
+	while ((n = perfring_reader_next(rd, &rec)) == 1) {
+		unsigned wr;
+		uint64_t seq;
+
+		if (!trec_check(rec.hdr, &wr, &seq)) {
+			c->bad++;
+			continue;
+		}
+		c->read++;
+		if (wr == 7) {
+			if (c->h_seen && seq <= c->h_last)
+				c->order++;
+			c->h_last = seq;
+			c->h_seen = 1;
+		} else {
+			if (c->main_seen && seq <= c->main_last)
+				c->order++;
+			c->main_last = seq;
+			c->main_seen = 1;
+		}
+	}
+	ck_assert_msg(n == 0, "reader: %s", diagstr(perfring_reader_diag(rd)));
+}
+
+START_TEST(test_overwrite_nesting)
+{
+	struct itimerval it = { { 0, 30 }, { 0, 30 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct sigaction sa;
+	struct perfring_reader *rd;
+	struct perfring_ring_stats st;
+	struct ow_nest_check c;
+	uint64_t iters = scaled(200000, 2000), i, main_seq = 0, nested = 0, bad_place = 0;
+	unsigned char buf[512];
+
+	memset(&c, 0, sizeof(c));
+	g_h_seq = g_h_written = g_h_dropped = 0;
+	g_ring = mk_ring(PERFRING_RING_ANON, NULL, 65536, PERFRING_RING_OVERWRITE);
+	ck_assert_int_eq(perfring_reader_new(g_ring, &rd), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = alarm_writer;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
+	for (i = 0; i < iters; i++) {
+		size_t size = trec_size(0, main_seq, 512);
+		struct perfring_wr w;
+		uint64_t h_before;
+		volatile unsigned spin;
+
+		ck_assert_int_eq(perfring_ring_reserve(g_ring, size, &w), 0);
+		h_before = g_h_written;
+		trec_fill(buf, 0, main_seq, size);
+		perfring_ring_copy(g_ring, &w, 0, buf, size / 2);
+		for (spin = 0; spin < 300; spin++)
+			;
+		perfring_ring_copy(g_ring, &w, size / 2, buf + size / 2, size - size / 2);
+		if (g_h_written != h_before) {
+			nested++;
+			/* backward: the handler's record lies below ours */
+			if (g_h_last_end > w.pos)
+				bad_place++;
+			perfring_ring_stats(g_ring, &st);
+			/* data_head has not moved below our uncommitted record */
+			if ((int64_t)(st.published - (w.pos + size)) < 0)
+				bad_place++;
+		}
+		if (i % 7 == 6) {
+			perfring_ring_abort(g_ring, &w);
+		} else {
+			perfring_ring_commit(g_ring, &w);
+			main_seq++;
+		}
+		if (i % 256 == 0)
+			ow_nest_drain(rd, &c);
+	}
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+	signal(SIGALRM, SIG_IGN);
+	ow_nest_drain(rd, &c);
+	ck_assert_uint_eq(c.bad, 0);
+	ck_assert_uint_eq(c.order, 0);
+	ck_assert_uint_eq(bad_place, 0);
+	ck_assert_uint_eq(g_h_dropped, 0);
+	ck_assert(c.main_seen);
+	ck_assert_uint_eq(c.main_last, main_seq - 1);	/* the newest is always there */
+	perfring_ring_stats(g_ring, &st);
+	ck_assert_uint_eq(st.head, st.published);
+#ifndef UNDER_TSAN
+	ck_assert_msg(nested > 0, "no handler write landed inside a reservation");
+#endif
+	printf("overwrite nesting: %" PRIu64 " main, %" PRIu64 " handler records, %" PRIu64
+	       " nested, %" PRIu64 " read\n", main_seq, (uint64_t)g_h_written, nested, c.read);
+	perfring_reader_free(rd);
+	perfring_ring_close(g_ring);
+}
+END_TEST
+
+/* A hostile overwrite ring: records before the bad one, then the error. */
+START_TEST(test_overwrite_hostile)
+{
+	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, PERFRING_RING_OVERWRITE);
+	struct perfring_mmap_page *h = perfring_ring_header(r);
+	unsigned char *data = (unsigned char *)h + perfring_ring_page_size(r);
+	struct perfring_reader *rd;
+	struct perfring_record rec;
+	struct problem_log pl;
+	uint64_t i;
+	unsigned wr;
+	uint64_t seq;
+
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(trec_write(r, 1, i, 32), 0);	/* 3 at -128, 2 at -96, ... */
+	/* corrupt the oldest (seq 0, at -32): unaligned size */
+	data[4096 - 32 + 6] = 36;
+	ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
+	memset(&pl, 0, sizeof(pl));
+	ck_assert_int_eq(perfring_reader_check(rd, on_problem, &pl), 1);
+	ck_assert_uint_eq(pl.last.offset, 4096 - 32);
+	for (i = 1; i < 4; i++) {
+		ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+		ck_assert(trec_check(rec.hdr, &wr, &seq));
+		ck_assert_uint_eq(seq, i);
+	}
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), -EBADMSG);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), -EBADMSG);
+	ck_assert(strstr(perfring_reader_diag(rd)->msg, "multiple of 8"));
+	ck_assert_uint_eq(perfring_reader_diag(rd)->offset, 4096 - 32);
+	perfring_reader_free(rd);
+	perfring_ring_close(r);
+}
+END_TEST
+
+/* A reader on a read-only fd: reads, never writes the tail; no writer. */
+START_TEST(test_layout_readonly_fd)
+{
+	char path[512];
+	struct perfring_ring *r, *ro;
+	struct perfring_reader *rd;
+	struct perfring_record rec;
+	struct perfring_diag d;
+	int fd;
+
+	make_path(path, sizeof(path), "ro.ring");
+	r = mk_ring(PERFRING_RING_FILE, path, 4096, 0);
+	ck_assert_int_eq(trec_write(r, 1, 0, 40), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(perfring_ring_open_fd(fd, PERFRING_RING_WRITE, &d, &ro), -EACCES);
+	ck_assert_int_eq(perfring_ring_open_fd(fd, PERFRING_RING_READ, &d, &ro), 0);
+	close(fd);
+	ck_assert_int_eq(perfring_reader_new(ro, &rd), 0);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+	perfring_reader_consume(rd);	/* no-op: mapping is read-only */
+	ck_assert_uint_eq(perfring_ring_header(r)->data_tail, 0);
+	ck_assert_int_eq(perfring_ring_reserve(ro, 32, &(struct perfring_wr){ 0 }), -EPERM);
+	perfring_reader_free(rd);
+	perfring_ring_close(ro);
+	perfring_ring_close(r);
+	unlink(path);
+}
+END_TEST
+
 /* ---- wrap an existing mapping ------------------------------------------ */
 
 START_TEST(test_wrap_mapping)
@@ -1983,6 +2156,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_layout_reopen_memfd);
 	tcase_add_test(tc, test_layout_bad_opts);
 	tcase_add_test(tc, test_layout_reserve_sizes);
+	tcase_add_test(tc, test_layout_readonly_fd);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("wrap");
@@ -2033,6 +2207,8 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_overwrite_newest);
 	tcase_add_test(tc, test_overwrite_file_crash);
 	tcase_add_test(tc, test_overwrite_live_writer);
+	tcase_add_test(tc, test_overwrite_nesting);
+	tcase_add_test(tc, test_overwrite_hostile);
 	suite_add_tcase(s, tc);
 	return s;
 }
