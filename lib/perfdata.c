@@ -67,8 +67,10 @@ struct perfring_perfdata {
 	uint64_t file_size;	/* file mode: size of the regular file */
 	struct perfring_perfdata_header hdr;
 
-	struct pd_attr *attrs;
+	struct pd_attr **attrs;	/* each allocated once: pointers stay valid */
 	size_t nr_attrs, cap_attrs;
+	char **old_names;	/* replaced names, kept until close */
+	size_t nr_old_names;
 	struct pd_idmap_ent *idmap;
 	size_t idmap_cap, idmap_n;
 
@@ -245,20 +247,24 @@ static int add_attr(struct perfring_perfdata *pd, const unsigned char *raw,
 		return -E2BIG;
 	if (pd->nr_attrs == pd->cap_attrs) {
 		size_t ncap = pd->cap_attrs ? pd->cap_attrs * 2 : 4;
-		struct pd_attr *n = realloc(pd->attrs, ncap * sizeof(*n));
+		struct pd_attr **n = realloc(pd->attrs, ncap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		pd->attrs = n;
 		pd->cap_attrs = ncap;
 	}
-	a = &pd->attrs[pd->nr_attrs];
-	memset(a, 0, sizeof(*a));
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	pd->attrs[pd->nr_attrs] = a;
 	memcpy(&a->attr, raw, raw_len < PD_ATTR_KNOWN ? raw_len : PD_ATTR_KNOWN);
 	if (nr_ids) {
 		a->ids = malloc(nr_ids * sizeof(*ids));
-		if (!a->ids)
+		if (!a->ids) {
+			free(a);
 			return -ENOMEM;
+		}
 		memcpy(a->ids, ids, nr_ids * sizeof(*ids));
 		a->nr_ids = nr_ids;
 	}
@@ -279,13 +285,26 @@ int pr_pd_set_name(struct perfring_perfdata *pd, size_t idx, const char *name,
 	if (idx >= pd->nr_attrs)
 		return -ENOENT;
 	len = strnlen(name, len);
+	if (pd->attrs[idx]->name && strlen(pd->attrs[idx]->name) == len &&
+	    !memcmp(pd->attrs[idx]->name, name, len))
+		return 0;	/* same name again (EVENT_DESC and EVENT_UPDATE) */
 	n = malloc(len + 1);
 	if (!n)
 		return -ENOMEM;
 	memcpy(n, name, len);
 	n[len] = 0;
-	free(pd->attrs[idx].name);
-	pd->attrs[idx].name = n;
+	if (pd->attrs[idx]->name) {
+		/* keep the old name: callers may still hold it */
+		char **o = realloc(pd->old_names, (pd->nr_old_names + 1) * sizeof(*o));
+
+		if (!o) {
+			free(n);
+			return -ENOMEM;
+		}
+		pd->old_names = o;
+		o[pd->nr_old_names++] = pd->attrs[idx]->name;
+	}
+	pd->attrs[idx]->name = n;
 	return 0;
 }
 
@@ -664,9 +683,13 @@ static void release_attr_names(struct perfring_perfdata *pd)
 	size_t i;
 
 	for (i = 0; i < pd->nr_attrs; i++) {
-		free(pd->attrs[i].ids);
-		free(pd->attrs[i].name);
+		free(pd->attrs[i]->ids);
+		free(pd->attrs[i]->name);
+		free(pd->attrs[i]);
 	}
+	for (i = 0; i < pd->nr_old_names; i++)
+		free(pd->old_names[i]);
+	free(pd->old_names);
 }
 
 PERFRING_API void perfring_perfdata_close(struct perfring_perfdata *pd)
@@ -727,13 +750,13 @@ PERFRING_API int perfring_perfdata_attr(const struct perfring_perfdata *pd,
 	if (!pd || idx >= pd->nr_attrs)
 		return -ENOENT;
 	if (attr)
-		*attr = &pd->attrs[idx].attr;
+		*attr = &pd->attrs[idx]->attr;
 	if (ids)
-		*ids = pd->attrs[idx].ids;
+		*ids = pd->attrs[idx]->ids;
 	if (nr_ids)
-		*nr_ids = pd->attrs[idx].nr_ids;
+		*nr_ids = pd->attrs[idx]->nr_ids;
 	if (name)
-		*name = pd->attrs[idx].name;
+		*name = pd->attrs[idx]->name;
 	return 0;
 }
 
@@ -878,7 +901,7 @@ static int record_id(const struct perfring_perfdata *pd, const unsigned char *p,
 
 	if (!pd->nr_attrs || type >= PERFRING_RECORD_HEADER_ATTR)
 		return 0;
-	st = pd->attrs[0].attr.sample_type;
+	st = pd->attrs[0]->attr.sample_type;
 	if (type == PERFRING_RECORD_SAMPLE) {
 		if (st & PERFRING_SAMPLE_IDENTIFIER) {
 			pos = 8;
@@ -896,7 +919,7 @@ static int record_id(const struct perfring_perfdata *pd, const unsigned char *p,
 		*id = pr_get64(p + pos);
 		return 1;
 	}
-	if (!(pd->attrs[0].attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL))
+	if (!(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL))
 		return 0;
 	if (st & PERFRING_SAMPLE_IDENTIFIER)
 		pos = 8;
@@ -940,7 +963,7 @@ static void resolve(struct perfring_perfdata *pd, unsigned char *p, size_t size,
 		}
 	}
 	rec->attr_idx = idx;
-	rec->attr = &pd->attrs[idx].attr;
+	rec->attr = &pd->attrs[idx]->attr;
 	if (pd->swap) {
 		if (type == PERFRING_RECORD_SAMPLE)
 			pr_pd_fix_sample(p, size, rec->attr);
@@ -1074,7 +1097,7 @@ static int event_type_name(struct perfring_perfdata *pd, uint64_t event_id,
 	if (len > 64)
 		len = 64;
 	for (i = 0; i < pd->nr_attrs; i++)
-		if (pd->attrs[i].attr.config == event_id && !pd->attrs[i].name &&
+		if (pd->attrs[i]->attr.config == event_id && !pd->attrs[i]->name &&
 		    pr_pd_set_name(pd, i, (const char *)name, len) == -ENOMEM)
 			return -ENOMEM;
 	return 0;
@@ -1233,7 +1256,7 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 					pd_sw16(p + 4);
 					pd_sw16(p + 6);
 					pr_pd_swap_body(p, size, pd->nr_attrs &&
-							(pd->attrs[0].attr.flags &
+							(pd->attrs[0]->attr.flags &
 							 PERFRING_ATTR_SAMPLE_ID_ALL));
 					rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
 				}
@@ -1357,7 +1380,7 @@ PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,
 		pd_sw16(p + 4);
 		pd_sw16(p + 6);
 		pr_pd_swap_body(p, size, pd->nr_attrs &&
-				(pd->attrs[0].attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL));
+				(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL));
 		rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
 	}
 	rec->header = (const void *)p;

@@ -689,6 +689,66 @@ START_TEST(test_pipe_attrs)
 }
 END_TEST
 
+/* Pointers to attrs and names survive later HEADER_ATTRs and renames. */
+START_TEST(test_pipe_pointers)
+{
+	struct pdt_buf s = { 0 };
+	unsigned char a[136];
+	uint64_t id;
+	struct perfring_perfdata *pd;
+	struct perfring_perfdata_record rec;
+	const struct perfring_attr *held = NULL, *rec_attr = NULL;
+	const char *held_name = NULL;
+	struct perfring_diag d;
+	int fd, err, k, r;
+
+	pdt_put(&s, "PERFILE2", 8);
+	pdt_u64(&s, 16);
+	for (k = 0; k < 9; k++) {
+		make_attr(a, 128, 128, (uint64_t)k, ST_OLD);
+		id = 100 + (uint64_t)k;
+		rec_header_attr(&s, a, 128, &id, 1);
+		if (k == 0)
+			rec_sample(&s, 0x1, 5, 1, 100);
+		/* EVENT_UPDATE NAME for attr 0, again and again */
+		pdt_u32(&s, PERFRING_RECORD_EVENT_UPDATE);
+		pdt_u16(&s, 0);
+		pdt_u16(&s, 8 + 16 + 16);
+		pdt_u64(&s, 2);
+		pdt_u64(&s, 100);
+		pdt_put(&s, k % 2 ? "name-odd\0\0\0\0\0\0\0" : "name-even\0\0\0\0\0\0", 16);
+	}
+	pd = open_mem(s.p, s.len, &fd, &err, &d);
+	ck_assert_int_eq(err, 0);
+	while ((r = perfring_perfdata_next(pd, &rec, &d)) == 1) {
+		if (!held && perfring_perfdata_nr_attrs(pd) == 1)
+			perfring_perfdata_attr(pd, 0, &held, NULL, NULL, NULL);
+		if (rec.type == PERFRING_RECORD_SAMPLE)
+			rec_attr = rec.attr;
+		if (!held_name && perfring_perfdata_nr_attrs(pd) == 2)
+			perfring_perfdata_attr(pd, 0, NULL, NULL, NULL, &held_name);
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_eq(perfring_perfdata_nr_attrs(pd), 9);
+	ck_assert_ptr_nonnull(held);
+	ck_assert_ptr_eq(held, rec_attr);
+	ck_assert_uint_eq(held->config, 0);		/* still readable */
+	ck_assert_str_eq(held_name, "name-even");	/* still readable */
+	{
+		const struct perfring_attr *now;
+		const char *nm;
+
+		perfring_perfdata_attr(pd, 0, &now, NULL, NULL, &nm);
+		ck_assert_ptr_eq(now, held);
+		ck_assert_str_eq(nm, "name-even");
+		perfring_perfdata_attr(pd, 8, &now, NULL, NULL, &nm);
+		ck_assert_uint_eq(now->config, 8);
+	}
+	close_mem(pd, fd);
+	pdt_free(&s);
+}
+END_TEST
+
 /* ---- 6. a real pipe -------------------------------------------------------- */
 
 static pid_t feed_pipe(const char *path, int *rfd)
@@ -1491,6 +1551,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_old_formats, 0, 22);
 	tcase_add_test(tc, test_pipe_attrs);
+	tcase_add_test(tc, test_pipe_pointers);
 	tcase_add_test(tc, test_unknown_and_extra);
 #ifdef HAVE_ZSTD
 	tcase_add_test(tc, test_zstd_split);

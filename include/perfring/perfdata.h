@@ -96,9 +96,10 @@ perfring_perfdata_header(const struct perfring_perfdata *pd);
 PERFRING_API size_t perfring_perfdata_nr_attrs(const struct perfring_perfdata *pd);
 
 /*
- * Borrow attr idx: its attr, its ids and its name (from EVENT_DESC or an
- * EVENT_UPDATE NAME record; NULL if none was seen).  Any out pointer may be
- * NULL.  Pointers stay valid until perfring_perfdata_close().
+ * Borrow attr idx: its attr, its ids and its name (from EVENT_DESC, an
+ * EVENT_UPDATE NAME record, or perf 3.x event types; NULL if none was seen
+ * yet).  Any out pointer may be NULL.  All pointers stay valid until
+ * perfring_perfdata_close(), also while attrs are added and renamed.
  * Returns 0 or -ENOENT if idx is out of range.
  */
 PERFRING_API int perfring_perfdata_attr(const struct perfring_perfdata *pd,
@@ -240,7 +241,8 @@ PERFRING_API size_t perfring_perfdata_nr_features(const struct perfring_perfdata
 
 /*
  * Feature number idx (0 .. nr_features-1), its payload loaded.  The payload
- * stays valid until the next call of this function or close.  Returns 0,
+ * stays valid until the next call of this function, close, or (pipe mode)
+ * a later HEADER_FEATURE record of the same id.  Returns 0,
  * -ENOENT (idx out of range), -EBADMSG (the section lies outside the file;
  * diag says where), -EIO, -ENOMEM, -EFBIG (payload > 1 GiB).
  */
