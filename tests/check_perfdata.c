@@ -368,6 +368,9 @@ END_TEST
 static const char *const swappable[] = {
 	"pd-file", "pd-two", "pd-group", "pd-switch", "pd-callchain", "pd-pipe",
 	"pd-pipe-two", "pd-pipe-tp",
+	"rec-plain", "rec-ident", "rec-addr", "rec-callchain", "rec-regs",
+	"rec-dwarf", "rec-group", "rec-readone", "rec-raw", "rec-rawsw",
+	"rec-lost", "rec-cgroup",
 };
 
 START_TEST(test_swapped)

@@ -142,7 +142,7 @@ static void f32(unsigned char *p) { uint32_t v = __builtin_bswap32(g32(p)); memc
 static void f64(unsigned char *p) { uint64_t v = __builtin_bswap64(g64(p)); memcpy(p, &v, 8); }
 
 struct swctx {
-	uint64_t sample_type;
+	uint64_t sample_type, read_format, regs_user;
 	int sample_id_all;
 	int have_attr;
 	char *why;
@@ -224,11 +224,13 @@ static int swap_cpu_map(struct swctx *c, unsigned char *p, size_t avail)
 
 static int swap_sample(struct swctx *c, unsigned char *r, size_t size)
 {
-	uint64_t st = c->sample_type, nr, i;
+	uint64_t st = c->sample_type, rf = c->read_format, nr, i;
 	size_t off = 8;
-	const uint64_t known = 0x3ffull & ~0x10ull;	/* IP..STREAM_ID w/o READ */
+	/* everything but BRANCH_STACK (11), REGS_INTR (18), AUX (20),
+	 * WEIGHT_STRUCT (24) */
+	const uint64_t known = ((1ull << 24) - 1) & ~((1ull << 11) | (1ull << 18) | (1ull << 20));
 
-	if (st & ~(known | (1ull << 5) | (1ull << 10) | (1ull << 16)))
+	if (st & ~known)
 		return no(c, "sample_type bits", (unsigned)(st & ~known));
 #define U64 do { f64(r + off); off += 8; } while (0)
 #define PAIR do { f32(r + off); f32(r + off + 4); off += 8; } while (0)
@@ -241,6 +243,19 @@ static int swap_sample(struct swctx *c, unsigned char *r, size_t size)
 	if (st & (1ull << 9)) U64;
 	if (st & (1ull << 7)) PAIR;
 	if (st & (1ull << 8)) U64;
+	if (st & (1ull << 4)) {		/* READ, by read_format */
+		uint64_t per = 1 + !!(rf & 4) + !!(rf & 16), hdr = !!(rf & 1) + !!(rf & 2);
+
+		if (rf & 8) {
+			nr = g64(r + off);
+			U64;
+			for (i = 0; i < hdr + nr * per && off + 8 <= size; i++)
+				U64;
+		} else {
+			for (i = 0; i < hdr + per; i++)
+				U64;
+		}
+	}
 	if (st & (1ull << 5)) {
 		nr = g64(r + off);
 		U64;
@@ -254,6 +269,31 @@ static int swap_sample(struct swctx *c, unsigned char *r, size_t size)
 		f32(r + off);
 		off += 4 + (size_t)raw;
 	}
+	if (st & (1ull << 12)) {	/* REGS_USER: abi, then one u64 per mask bit */
+		uint64_t abi = g64(r + off);
+
+		U64;
+		if (abi)
+			for (i = 0; i < (uint64_t)__builtin_popcountll(c->regs_user); i++)
+				U64;
+	}
+	if (st & (1ull << 13)) {	/* STACK_USER: size, data, dyn_size */
+		uint64_t sz = g64(r + off);
+
+		U64;
+		if (sz) {
+			for (i = 0; i < sz / 8 && off + 8 <= size; i++)
+				U64;	/* a big-endian stack: u64 words */
+			U64;
+		}
+	}
+	if (st & (1ull << 14)) U64;
+	if (st & (1ull << 15)) U64;
+	if (st & (1ull << 17)) U64;
+	if (st & (1ull << 19)) U64;
+	if (st & (1ull << 21)) U64;
+	if (st & (1ull << 22)) U64;
+	if (st & (1ull << 23)) U64;
 	if (off != size)
 		return no(c, "sample layout leftover bytes", (unsigned)(size - off));
 	return 0;
@@ -361,7 +401,19 @@ static int swap_record(struct swctx *c, unsigned char *r, size_t size)
 		}
 		f32(r + 64); f32(r + 68);
 		break;
+	case 13:	/* LOST_SAMPLES */
+		f64(r + 8);
+		break;
 	case 14:	/* SWITCH */
+		break;
+	case 16:	/* NAMESPACES */
+		nr = g64(r + 16);
+		f32(r + 8); f32(r + 12); f64(r + 16);
+		for (i = 0; i < 2 * nr && 24 + 8 * i + 8 <= size; i++)
+			f64(r + 24 + 8 * i);
+		break;
+	case 19:	/* CGROUP: id, path */
+		f64(r + 8);
 		break;
 	case 15:
 		f32(r + 8); f32(r + 12);
@@ -371,6 +423,8 @@ static int swap_record(struct swctx *c, unsigned char *r, size_t size)
 
 		if (!c->have_attr) {
 			c->sample_type = g64(r + 8 + 24);
+			c->read_format = g64(r + 8 + 32);
+			c->regs_user = asz >= 88 ? g64(r + 8 + 80) : 0;
 			c->sample_id_all = !!(g64(r + 8 + 40) & (1ull << 18));
 			c->have_attr = 1;
 		}
@@ -428,7 +482,7 @@ static int swap_record(struct swctx *c, unsigned char *r, size_t size)
 int pdt_swap_perfdata(const unsigned char *in, size_t len, struct pdt_buf *out,
 		      char *why, size_t why_len)
 {
-	struct swctx c = { 0, 0, 0, why, why_len };
+	struct swctx c = { 0, 0, 0, 0, 0, why, why_len };
 	unsigned char *p;
 	uint64_t hsize, off, end;
 
@@ -466,9 +520,11 @@ int pdt_swap_perfdata(const unsigned char *in, size_t len, struct pdt_buf *out,
 
 			if (a == aoff) {
 				c.sample_type = g64(e + 24);
+				c.read_format = g64(e + 32);
+				c.regs_user = sz >= 88 ? g64(e + 80) : 0;
 				c.sample_id_all = !!(g64(e + 40) & (1ull << 18));
-			} else if (g64(e + 24) != c.sample_type) {
-				return no(&c, "attrs with different sample_type", 0);
+			} else if (g64(e + 24) != c.sample_type || g64(e + 32) != c.read_format) {
+				return no(&c, "attrs with different sample layouts", 0);
 			}
 			for (j = 0; j < isz; j += 8)
 				f64(p + ioff + j);
