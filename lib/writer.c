@@ -61,6 +61,7 @@
 
 /* Feature ids (perf-abi.md 5.3). */
 enum {
+	FEAT_BUILD_ID = 2,
 	FEAT_HOSTNAME = 3,
 	FEAT_OSRELEASE = 4,
 	FEAT_VERSION = 5,
@@ -111,6 +112,16 @@ struct wr_source {
 	int ended;
 };
 
+/* A mapped file for the BUILD_ID feature. */
+struct wr_dso {
+	char *name;
+	uint16_t cpumode;
+	uint8_t id_size;		/* 0: read it from the file at close */
+	uint8_t id[20];
+};
+
+#define WR_MAX_DSOS 4096
+
 struct wr_drop {
 	uint32_t type;
 	uint64_t count;
@@ -130,6 +141,9 @@ struct perfring_writer {
 	int pipe;
 	int file_on_fd;			/* file mode on a caller's fd */
 	int keep_unknown;
+	int build_ids;
+	struct wr_dso *dsos;		/* open-addressing hash on name */
+	size_t nr_dsos, cap_dsos;
 	enum perfring_writer_kmap kmap;
 	char *hostname, *osrelease, *arch, *version, *kallsyms;
 	char **argv;
@@ -706,6 +720,185 @@ static void read_kallsyms(const char *path, uint64_t *text, uint64_t *etext)
 	fclose(f);
 }
 
+/* ---- build ids ----------------------------------------------------------- */
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* Remember a mapped file (and its build id if the record carries one). */
+static void dso_note(struct perfring_writer *w, const char *name,
+		     uint16_t cpumode, const uint8_t *id, uint8_t id_size)
+{
+	size_t i;
+
+	if (name[0] != '/' || w->nr_dsos >= WR_MAX_DSOS)
+		return;
+	if (!w->cap_dsos) {
+		w->dsos = calloc(2 * WR_MAX_DSOS, sizeof(*w->dsos));
+		if (!w->dsos)
+			return;
+		w->cap_dsos = 2 * WR_MAX_DSOS;
+	}
+	for (i = name_hash(name) % w->cap_dsos; w->dsos[i].name;
+	     i = (i + 1) % w->cap_dsos)
+		if (!strcmp(w->dsos[i].name, name))
+			break;
+	if (!w->dsos[i].name) {
+		w->dsos[i].name = strdup(name);
+		if (!w->dsos[i].name)
+			return;
+		w->dsos[i].cpumode = cpumode;
+		w->nr_dsos++;
+	}
+	if (id_size && !w->dsos[i].id_size) {
+		memcpy(w->dsos[i].id, id, id_size);
+		w->dsos[i].id_size = id_size;
+	}
+}
+
+/* MMAP / MMAP2 of a user-space file: note its name (and build-id form). */
+static void dso_from_record(struct perfring_writer *w, const unsigned char *p,
+			    uint32_t size)
+{
+	uint32_t type = pr_get32(p);
+	uint16_t misc = pr_get16(p + 4);
+	size_t off = type == PERFRING_RECORD_MMAP ? 40 : 72, end;
+	char name[4096];
+	uint8_t id_size = 0;
+
+	if ((misc & PERFRING_MISC_CPUMODE_MASK) == PERFRING_MISC_KERNEL ||
+	    (misc & PERFRING_MISC_CPUMODE_MASK) == PERFRING_MISC_GUEST_KERNEL ||
+	    size <= off)
+		return;
+	for (end = off; end < size && p[end]; end++)
+		;
+	if (end == size || end - off >= sizeof(name))
+		return;
+	memcpy(name, p + off, end - off + 1);
+	if (type == PERFRING_RECORD_MMAP2 && (misc & PERFRING_MISC_MMAP_BUILD_ID)) {
+		id_size = p[40];
+		if (id_size > 20)
+			id_size = 0;
+	}
+	dso_note(w, name, misc & PERFRING_MISC_CPUMODE_MASK, p + 44, id_size);
+}
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	ssize_t r = pread(fd, buf, n, (off_t)off);
+
+	return r == (ssize_t)n ? 0 : -1;
+}
+
+/*
+ * GNU build id of an ELF file (native byte order, 32 or 64 bit) from its
+ * PT_NOTE segments.  Returns its size (1..20) or 0.
+ */
+static uint8_t elf_build_id(const char *path, uint8_t id[20])
+{
+	unsigned char eh[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t got = 0;
+	uint64_t phoff;
+	unsigned phnum, phentsize, i;
+	int is64;
+
+	if (fd < 0)
+		return 0;
+	if (read_at(fd, eh, sizeof(eh), 0) || memcmp(eh, "\177ELF", 4) ||
+	    (eh[4] != 1 && eh[4] != 2))
+		goto out;
+	is64 = eh[4] == 2;
+	phoff = is64 ? pr_get64(eh + 32) : pr_get32(eh + 28);
+	phentsize = pr_get16(eh + (is64 ? 54 : 42));
+	phnum = pr_get16(eh + (is64 ? 56 : 44));
+	if (phentsize < (is64 ? 56u : 32u) || phnum > 256)
+		goto out;
+	for (i = 0; i < phnum && !got; i++) {
+		unsigned char ph[56], note[4096];
+		uint64_t off, sz, pos = 0;
+
+		if (read_at(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize))
+			goto out;
+		if (pr_get32(ph) != 4)		/* PT_NOTE */
+			continue;
+		off = is64 ? pr_get64(ph + 8) : pr_get32(ph + 4);
+		sz = is64 ? pr_get64(ph + 32) : pr_get32(ph + 16);
+		if (sz > sizeof(note))
+			sz = sizeof(note);
+		if (read_at(fd, note, (size_t)sz, off))
+			continue;
+		while (pos + 12 <= sz) {
+			uint32_t nsz = pr_get32(note + pos), dsz = pr_get32(note + pos + 4);
+			uint32_t ntype = pr_get32(note + pos + 8);
+			uint64_t name_off = pos + 12;
+			uint64_t desc_off = name_off + ((nsz + 3u) & ~3u);
+
+			if (desc_off + dsz > sz)
+				break;
+			if (ntype == 3 && nsz == 4 && !memcmp(note + name_off, "GNU", 4) &&
+			    dsz >= 1 && dsz <= 20) {
+				memcpy(id, note + desc_off, dsz);
+				got = (uint8_t)dsz;
+				break;
+			}
+			pos = desc_off + ((dsz + 3u) & ~3ull);
+		}
+	}
+out:
+	close(fd);
+	return got;
+}
+
+/*
+ * BUILD_ID feature: perf's build-id table, one entry per mapped file whose
+ * id is known: header {type 0, misc cpumode | BUILD_ID_SIZE, size}, pid -1
+ * (host: another pid makes perf create a guest machine), build_id[20],
+ * size u8, 3 reserved bytes, then the name NUL-padded to a multiple of 64.
+ */
+static int build_id_feature(struct perfring_writer *w, struct wr_buf *b)
+{
+	static const unsigned char zeros[64];
+	size_t i, n = 0;
+
+	if (!w->build_ids || w->pipe)
+		return 0;
+	for (i = 0; i < w->cap_dsos; i++) {
+		struct wr_dso *d = &w->dsos[i];
+		unsigned char ent[36];
+		size_t len, pad;
+
+		if (!d->name)
+			continue;
+		if (!d->id_size)
+			d->id_size = elf_build_id(d->name, d->id);
+		if (!d->id_size)
+			continue;
+		len = strlen(d->name) + 1;
+		pad = (len + 63) & ~(size_t)63;
+		if (36 + pad > 0xffff)
+			continue;
+		memset(ent, 0, sizeof(ent));
+		pr_put32(ent, 0);
+		pr_put16(ent + 4, (uint16_t)(d->cpumode | PERFRING_MISC_EXT_RESERVED));
+		pr_put16(ent + 6, (uint16_t)(36 + pad));
+		pr_put32(ent + 8, UINT32_MAX);
+		memcpy(ent + 12, d->id, d->id_size);
+		ent[32] = d->id_size;
+		buf_put(b, ent, sizeof(ent));
+		buf_put(b, d->name, len - 1);
+		buf_put(b, zeros, pad - (len - 1));
+		n++;
+	}
+	return n > 0;
+}
+
 /* ---- features ------------------------------------------------------------- */
 
 static int feat_build(struct perfring_writer *w, int feat, struct wr_buf *b)
@@ -714,6 +907,8 @@ static int feat_build(struct perfring_writer *w, int feat, struct wr_buf *b)
 	char *s;
 
 	switch (feat) {
+	case FEAT_BUILD_ID:
+		return build_id_feature(w, b);
 	case FEAT_HOSTNAME:
 		buf_str(b, w->hostname);
 		return 1;
@@ -818,7 +1013,7 @@ static int feat_build(struct perfring_writer *w, int feat, struct wr_buf *b)
 }
 
 static const int feat_list[] = {
-	FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
+	FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
 	FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC,
 	FEAT_SAMPLE_TIME, FEAT_CLOCKID, FEAT_CLOCK_DATA,
 };
@@ -1407,6 +1602,9 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
 	r = record_event_time(w, p, size, &t, diag);
 	if (r < 0)
 		return r;
+	if (w->build_ids && (type == PERFRING_RECORD_MMAP ||
+			     type == PERFRING_RECORD_MMAP2))
+		dso_from_record(w, p, size);
 
 	q = &w->src[source];
 	key = t > q->last_key ? t : q->last_key;
@@ -1487,6 +1685,7 @@ PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
 
 static void wr_free(struct perfring_writer *w)
 {
+	size_t k;
 	int i;
 
 	if (!w)
@@ -1516,6 +1715,9 @@ static void wr_free(struct perfring_writer *w)
 	free(w->argv);
 	free(w->ev);
 	free(w->idmap);
+	for (k = 0; k < w->cap_dsos; k++)
+		free(w->dsos[k].name);
+	free(w->dsos);
 	free(w->src);
 	free(w->heap);
 	free(w->drops);
@@ -1589,6 +1791,7 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 		return -ENOMEM;
 	w->fd = -1;
 	w->keep_unknown = !!o.keep_unknown;
+	w->build_ids = !!o.build_ids;
 	w->kmap = o.kmap;
 	w->window = o.window_bytes ? o.window_bytes : WR_DEFAULT_WINDOW;
 	if (w->window < WR_MIN_WINDOW)

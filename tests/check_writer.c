@@ -1306,6 +1306,90 @@ START_TEST(test_roundtrip_reader)
 }
 END_TEST
 
+/* build_ids: perf's build-id table entries (pid -1, 36 + name padded to 64). */
+START_TEST(test_build_ids)
+{
+	char out[300], self[1024];
+	struct perfring_attr a;
+	struct perfring_writer *w;
+	unsigned char rec[256], *f;
+	size_t len, n;
+	ssize_t sl;
+	const unsigned char *p, *end;
+	int found_self = 0, found_fake = 0, k;
+	uint64_t bm, off = 0, size = 0;
+
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ck_assert_int_gt(sl, 0);
+	self[sl] = 0;
+	path_in(out, sizeof(out), "bid.data");
+	PERFRING_WRITER_OPTS(o, .path = out, .build_ids = 1,
+			     .kmap = PERFRING_WRITER_KMAP_NONE);
+	w = open_ok(&o);
+	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
+	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	/* this test binary: its id is read from the ELF file at close */
+	write_ok(w, 0, rec, tw_mmap2(&a, rec, 1, 1, 0x400000, 0x1000, 0, self, 1, 0));
+	write_ok(w, 0, rec, tw_mmap2(&a, rec, 1, 1, 0x500000, 0x1000, 0, self, 2, 0));
+	/* an MMAP2 in build-id form for a file that does not exist */
+	n = tw_mmap2(&a, rec, 1, 1, 0x600000, 0x1000, 0, "/nonexistent/lib.so", 3, 0);
+	{
+		uint16_t misc = PERFRING_MISC_USER | PERFRING_MISC_MMAP_BUILD_ID;
+
+		memcpy(rec + 4, &misc, 2);
+	}
+	memset(rec + 40, 0, 24);
+	rec[40] = 20;
+	memset(rec + 44, 0xab, 20);
+	write_ok(w, 0, rec, n);
+	/* not files: no entry */
+	write_ok(w, 0, rec, tw_mmap2(&a, rec, 1, 1, 0x700000, 0x1000, 0, "[vdso]", 4, 0));
+	write_ok(w, 0, rec, tw_mmap2(&a, rec, 1, 1, 0x800000, 0x1000, 0, "//anon", 5, 0));
+	close_ok(w);
+
+	f = slurp(out, &len);
+	bm = tw_get64(f + 72);
+	ck_assert(bm & (1ull << 2));
+	/* BUILD_ID is the lowest set bit: the first table entry */
+	for (k = 0; k < 2; k++)
+		ck_assert(!(bm & (1ull << k)));
+	p = f + tw_get64(f + 40) + tw_get64(f + 48);
+	off = tw_get64(p);
+	size = tw_get64(p + 8);
+	ck_assert_uint_le(off + size, len);
+	p = f + off;
+	end = p + size;
+	while (p < end) {
+		uint16_t misc = (uint16_t)(p[4] | p[5] << 8), sz = (uint16_t)(p[6] | p[7] << 8);
+		const char *name = (const char *)p + 36;
+		size_t nl = strlen(name);
+
+		ck_assert_uint_eq(tw_get32(p), 0);			/* type */
+		ck_assert_uint_eq(misc, PERFRING_MISC_USER | PERFRING_MISC_EXT_RESERVED);
+		ck_assert_uint_eq(tw_get32(p + 8), 0xffffffffu);	/* pid -1 */
+		ck_assert_uint_eq(sz, 36 + ((nl + 1 + 63) & ~(size_t)63));
+		if (!strcmp(name, self)) {
+			ck_assert_uint_eq(p[32], 20);
+			found_self++;
+		} else if (!strcmp(name, "/nonexistent/lib.so")) {
+			unsigned char want[20];
+
+			memset(want, 0xab, 20);
+			ck_assert_uint_eq(p[32], 20);
+			ck_assert_int_eq(memcmp(p + 12, want, 20), 0);
+			found_fake++;
+		} else {
+			ck_abort_msg("unexpected build-id entry %s", name);
+		}
+		p += sz;
+	}
+	ck_assert_ptr_eq(p, end);
+	ck_assert_int_eq(found_self, 1);
+	ck_assert_int_eq(found_fake, 1);
+	free(f);
+}
+END_TEST
+
 static Suite *writer_suite(void)
 {
 	Suite *s = suite_create("writer");
@@ -1318,6 +1402,7 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, test_attr_size);
 	tcase_add_test(tc, test_file_on_fd);
 	tcase_add_test(tc, test_roundtrip_reader);
+	tcase_add_test(tc, test_build_ids);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("validation");

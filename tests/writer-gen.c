@@ -8,7 +8,7 @@
  *              --f1 HEX --f2 HEX [--pipe] [--sources 2] [--events 2]
  *              [--samples N] [--unknown] [--keep-unknown] [--kallsyms PATH]
  *              [--window BYTES] [--round BYTES] [--name NAME] [--naive]
- *              [--no-kmap] [--clockid N]
+ *              [--no-kmap] [--clockid N] [--build-ids]
  *
  * Times start at 1e9 ns.  Parent pid 4242 "wgen-app", child 4243.  Samples
  * are 3 in f1 for 1 in f2.  With --sources 2 the parent's records go to
@@ -73,12 +73,13 @@ int main(int argc, char **argv)
 		{ "kallsyms", 1, 0, 'K' }, { "window", 1, 0, 'w' },
 		{ "round", 1, 0, 'r' }, { "name", 1, 0, 'N' },
 		{ "naive", 0, 0, 'A' }, { "no-kmap", 0, 0, 'M' },
-		{ "clockid", 1, 0, 'C' }, { 0, 0, 0, 0 }
+		{ "clockid", 1, 0, 'C' }, { "build-ids", 0, 0, 'B' },
+		{ 0, 0, 0, 0 }
 	};
 	const char *out = NULL, *elf = NULL, *kallsyms = NULL, *name = NULL;
 	uint64_t start = 0, len = 0, pgoff = 0, f1 = 0, f2 = 0;
 	int pipe_mode = 0, nsrc = 1, nev = 1, unknown = 0, keep = 0, c, i;
-	int naive = 0, no_kmap = 0, clockid = -1;
+	int naive = 0, no_kmap = 0, clockid = -1, build_ids = 0;
 	long nsamples = 400;
 	size_t window = 0, round = 0;
 	struct perfring_attr a;
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
 		case 'A': naive = 1; break;
 		case 'M': no_kmap = 1; break;
 		case 'C': clockid = atoi(optarg); break;
+		case 'B': build_ids = 1; break;
 		default: return 2;
 		}
 	}
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
 			     .keep_unknown = keep, .kallsyms_path = kallsyms,
 			     .window_bytes = window, .round_bytes = round,
 			     .kmap = no_kmap ? PERFRING_WRITER_KMAP_NONE : 0,
+			     .build_ids = build_ids,
 			     .argc = argc, .argv = (const char *const *)argv);
 	r = perfring_writer_open(&o, &d, &w);
 	if (r < 0) {

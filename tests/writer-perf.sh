@@ -174,6 +174,19 @@ empty "/dev/stdout to a pipe: perf report prints no warning" "$W/rep.err"
 has "/dev/stdout to a pipe: pipe mode, symbols" "$W/rep" '^ +75\.00% +wgen-app +wapp +\[\.\] hot_func'
 has "/dev/stdout to a pipe: pipe mode chosen" "$W/gen.err" '^pipe_mode=1$'
 
+# build_ids: the BUILD_ID feature carries the ELF's GNU build id
+BID=$(readelf -n "$ELF" 2>/dev/null | awk '/Build ID:/ { print $3; exit }')
+if [ -n "$BID" ]; then
+	"$GEN" -o "$W/bid.data" --build-ids $A > "$W/gen.out" 2> "$W/gen.err"
+	"$PERF" buildid-list -i "$W/bid.data" > "$W/bid" 2>&1
+	has "build ids: perf buildid-list shows the ELF's id" "$W/bid" "^$BID $ELF\$"
+	"$PERF" report --stdio --sort comm,dso,sym -i "$W/bid.data" > "$W/rep" 2> "$W/rep.err"
+	empty "build ids: perf report prints no warning" "$W/rep.err"
+	has "build ids: symbols resolved" "$W/rep" '^ +75\.00% +wgen-app +wapp +\[\.\] hot_func'
+else
+	echo "# build-id case not run: the test ELF has no GNU build id"
+fi
+
 # use_clockid: CLOCKID and CLOCK_DATA features
 "$GEN" -o "$W/clk.data" --clockid 1 $A > "$W/gen.out" 2> "$W/gen.err"
 "$PERF" report --header-only -i "$W/clk.data" > "$W/hdr" 2> "$W/hdr.err"

@@ -89,6 +89,13 @@ struct perfring_writer_opts {
 	size_t round_bytes;
 	/* Where to read _text (NULL: /proc/kallsyms). */
 	const char *kallsyms_path;
+	/*
+	 * File mode: write the BUILD_ID feature for the files of user-space
+	 * MMAP/MMAP2 records (ids from MMAP2 build-id records, else read from
+	 * the ELF files at close).  Only for files that are those the data
+	 * was recorded from: perf refuses symbols when the ids differ.
+	 */
+	int build_ids;
 };
 
 #define PERFRING_WRITER_OPTS(name, ...)					\
