@@ -646,6 +646,65 @@ START_TEST(bad_options)
 }
 END_TEST
 
+/* A ring too small for what comes: the kernel's LOST records reach the reader. */
+START_TEST(lost_counted)
+{
+	const char *argv[] = { WORKLOADS_DIR "/wl-busy", "0.6", NULL };
+	struct perfring_diag d = { 0 };
+	struct perfring_backend *b = NULL;
+	struct perfring_reader *rd[64];
+	struct perfring_record rec;
+	uint64_t lost = 0, lost_records = 0, in_records = 0;
+	uint32_t nr;
+	int ret, bits = 0;
+	PERFRING_BACKEND_OPTS(o, .events = "cpu-clock", .period = 100000, .argv = argv,
+			      .ring_pages = 1);
+
+	load_hw();
+	ret = ops->open(&o, &d, &b);
+	ck_assert_msg(ret == 0, "open: %d %s", ret, d.msg);
+	nr = ops->nr_rings(b);
+	ck_assert_uint_le(nr, 64);
+	for (uint32_t i = 0; i < nr; i++)
+		ck_assert_int_eq(perfring_reader_new(ops->ring(b, i), &rd[i]), 0);
+	ck_assert_int_eq(ops->start(b, &d), 0);
+	/* 0.3 s at 10 kHz is ~3000 samples: 4 KiB hold ~80.  Then make room. */
+	usleep(300 * 1000);
+	for (int pass = 0; pass < 2; pass++) {
+		while (pass == 1 && !(bits & PERFRING_BACKEND_WAKE_EXIT)) {
+			bits = ops->wait(b, -1, 10000);
+			ck_assert_int_ge(bits, 0);
+			ck_assert(!(bits & PERFRING_BACKEND_WAKE_TIMEOUT));
+		}
+		for (uint32_t i = 0; i < nr; i++) {
+			while ((ret = perfring_reader_next(rd[i], &rec)) == 1) {
+				if (rec.hdr->type == PERFRING_RECORD_LOST) {
+					uint64_t n;
+
+					memcpy(&n, (const char *)rec.hdr + 16, 8);
+					in_records += n;
+				}
+			}
+			ck_assert_int_eq(ret, 0);
+			perfring_reader_consume(rd[i]);
+		}
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		struct perfring_reader_stats st;
+
+		perfring_reader_stats(rd[i], &st);
+		lost += st.lost;
+		lost_records += st.lost_records;
+		perfring_reader_free(rd[i]);
+	}
+	ck_assert_msg(lost_records >= 1 && lost > 0, "%" PRIu64 " LOST records, %" PRIu64 " lost",
+		      lost_records, lost);
+	ck_assert_uint_eq(lost, in_records);
+	ops->close(b);
+	unload_hw();
+}
+END_TEST
+
 /* A flight-recorder ring file stays readable after perfring-record is killed. */
 START_TEST(ring_file_survives_kill)
 {
@@ -748,6 +807,7 @@ int main(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, bad_options);
 	tcase_add_test(tc, ring_file_survives_kill);
+	tcase_add_test(tc, lost_counted);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

@@ -26,3 +26,7 @@ tests_check_hw_LDADD = $(TEST_LDADD)
 EXTRA_tests_check_hw_DEPENDENCIES = plugins/hw/hw.la tools/perfring-record
 
 TESTS += tests/check_hw
+
+# End to end against perf (perf report / script / record / stat).
+TESTS += tests/record-perf.sh tests/record-stat.sh tests/record-errors.sh
+EXTRA_DIST += tests/record-perf.sh tests/record-stat.sh tests/record-errors.sh

@@ -463,6 +463,15 @@ out:
 	return exit_code;
 }
 
+static void free_options(void)
+{
+	g_strfreev(opt_events);
+	g_free(opt_output);
+	g_free(opt_ring);
+	g_free(opt_size);
+	g_strfreev(opt_cmd);
+}
+
 static const struct perfring_backend_ops *find_backend(struct perfring_registry *reg)
 {
 	size_t n = perfring_registry_count(reg);
@@ -501,7 +510,7 @@ int main(int argc, char **argv)
 	char **orig_argv = g_strdupv(argv);
 	int orig_argc = argc;
 	sigset_t oldmask;
-	int sfd, ret, exit_code;
+	int sfd = -1, ret, exit_code = TOOL_EXIT_OK;
 
 	tool_init("perfring-record");
 	ctx = g_option_context_new("[-- CMD [ARG...]]");
@@ -528,19 +537,21 @@ int main(int argc, char **argv)
 		tool_error("%s", err->message);
 		g_error_free(err);
 		g_option_context_free(ctx);
-		return TOOL_EXIT_USAGE;
+		exit_code = TOOL_EXIT_USAGE;
+		goto done;
 	}
 	g_option_context_free(ctx);
 	if (opt_version) {
 		tool_print_version();
-		return TOOL_EXIT_OK;
+		goto done;
 	}
 	if (opt_list_plugins) {
-		if (tool_load_plugins(&reg) < 0)
-			return TOOL_EXIT_USAGE;
+		if (tool_load_plugins(&reg) < 0) {
+			exit_code = TOOL_EXIT_USAGE;
+			goto done;
+		}
 		tool_list_plugins(reg);
-		perfring_registry_free(reg);
-		return TOOL_EXIT_OK;
+		goto done;
 	}
 	/* Usage checks. */
 	{
@@ -570,17 +581,20 @@ int main(int argc, char **argv)
 			bad = "-m needs a power of two";
 		if (bad) {
 			tool_error("%s", bad);
-			return TOOL_EXIT_USAGE;
+			exit_code = TOOL_EXIT_USAGE;
+			goto done;
 		}
 	}
 	if (opt_events)
 		events = g_strjoinv(",", opt_events);
-	if (tool_load_plugins(&reg) < 0)
-		return TOOL_EXIT_USAGE;
+	if (tool_load_plugins(&reg) < 0) {
+		exit_code = TOOL_EXIT_USAGE;
+		goto done;
+	}
 	ops = find_backend(reg);
 	if (!ops) {
-		perfring_registry_free(reg);
-		return TOOL_EXIT_PROBLEMS;
+		exit_code = TOOL_EXIT_PROBLEMS;
+		goto done;
 	}
 	sfd = setup_signals(&oldmask);
 	{
@@ -614,8 +628,10 @@ out:
 	if (sfd >= 0)
 		close(sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+done:
 	perfring_registry_free(reg);
 	g_free(events);
 	g_strfreev(orig_argv);
+	free_options();
 	return exit_code;
 }

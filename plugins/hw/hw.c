@@ -192,9 +192,10 @@ static void open_error(struct perfring_backend *b, const struct hw_event *e, int
 				 strerror(err));
 		else
 			set_diag(diag, -err,
-				 "%s%s: permission denied: kernel.perf_event_paranoid is %d: %s; "
+				 "%s%s: permission denied: kernel.perf_event_paranoid is %d: %s%s; "
 				 "run as root or with CAP_PERFMON, or lower it (sysctl kernel.perf_event_paranoid=%d)",
 				 e->spec.name, where, lvl, paranoid_meaning(lvl),
+				 b->opts.system_wide ? "; -a (every CPU) needs level 0 or lower" : "",
 				 b->opts.system_wide ? 0 : lvl > 1 ? 1 : lvl);
 	} else if (err == EMFILE || err == ENFILE) {
 		size_t need = b->nev * b->ncpu * b->nthr;
