@@ -1390,6 +1390,59 @@ START_TEST(test_build_ids)
 }
 END_TEST
 
+/* Random records: never a crash or an out-of-bounds read (run under ASan). */
+START_TEST(test_random_records)
+{
+	static const uint32_t types[] = { 1, 2, 3, 4, 7, 9, 10, 14, 22, 64, 68, 69, 80, 200 };
+	char out[300];
+	struct perfring_attr a0, a1;
+	struct perfring_writer *w;
+	struct perfring_writer_stats st = { .sz = sizeof(st) };
+	uint64_t late, rounds, ok = 0;
+	static struct outrec o[20000];
+	int i, s0, s1;
+
+	srand(777);
+	path_in(out, sizeof(out), "rand.data");
+	PERFRING_WRITER_OPTS(opt, .path = out, .window_bytes = 64 * 1024,
+			     .round_bytes = 512, .kmap = PERFRING_WRITER_KMAP_NONE);
+	w = open_ok(&opt);
+	base_attr(&a0, 0, PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP |
+		  PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
+	a1 = a0;
+	a1.config = 1;
+	ck_assert_int_eq(perfring_writer_add_event(w, &a0, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(perfring_writer_add_event(w, &a1, NULL, 0, NULL, NULL), 1);
+	s0 = perfring_writer_add_source(w);
+	s1 = perfring_writer_add_source(w);
+	for (i = 0; i < 10000; i++) {
+		unsigned char *rec;
+		size_t len = 8 + (size_t)(rand() % 120), k;
+		uint16_t size = (uint16_t)(rand() % 4 ? len : (size_t)(rand() % 200));
+		int r;
+
+		rec = malloc(len);	/* exact size: ASan sees any overread */
+		ck_assert_ptr_nonnull(rec);
+		for (k = 0; k < len; k++)
+			rec[k] = (unsigned char)rand();
+		tw_put32(rec, types[rand() % (int)(sizeof(types) / sizeof(types[0]))]);
+		memcpy(rec + 6, &size, 2);
+		if (len >= 16 && rand() % 2)	/* a known id at the front */
+			tw_put64(rec + 8, 1 + (uint64_t)(rand() % 3));
+		r = perfring_writer_write(w, rand() % 2 ? s0 : s1, rec, len, NULL);
+		if (r != 0 && r != -EINVAL)
+			ck_abort_msg("write returned %d", r);
+		ok += r == 0;
+		free(rec);
+	}
+	ck_assert_uint_gt(ok, 100);
+	ck_assert_int_eq(perfring_writer_get_stats(w, &st), 0);
+	close_ok(w);
+	/* the data section is still a clean sequence of records */
+	(void)parse_rounds(out, o, 20000, &late, &rounds);
+}
+END_TEST
+
 static Suite *writer_suite(void)
 {
 	Suite *s = suite_create("writer");
@@ -1409,6 +1462,7 @@ static Suite *writer_suite(void)
 	tcase_add_checked_fixture(tc, mk_tmpdir, rm_tmpdir);
 	tcase_add_test(tc, test_event_validation);
 	tcase_add_test(tc, test_unknown_types);
+	tcase_add_test(tc, test_random_records);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("merge");
