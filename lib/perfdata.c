@@ -332,7 +332,7 @@ static int read_attrs(struct perfring_perfdata *pd, struct perfring_diag *diag)
 	nr = h->attrs_size / h->attr_size;
 	off = h->attrs_offset;
 	end = h->attrs_offset + h->attrs_size;
-	raw = malloc(PD_ATTR_MAX);
+	raw = malloc(PD_ATTR_MAX + 16);
 	if (!raw)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
@@ -1270,7 +1270,9 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 					int err = absorb(pd, p, size, rec->type,
 							 pd->z_rec_off, diag);
 					if (err)
-						return err;
+						return pd->err ? err :
+						       fail(pd, diag, err, pd->z_rec_off,
+							    "%s", strerror(-err));
 				}
 				resolve(pd, p, size, rec);
 				count(pd, rec->type, size);

@@ -513,14 +513,16 @@ static void rec_empty(struct pdt_buf *b, uint32_t type)
 	pdt_u16(b, 8);
 }
 
-static const uint32_t old_sizes[] = { 0, 64, 72, 80, 96, 104, 112, 120, 128, 136, 144 };
+/* every VER size, 0 (= VER0), one from the future, and the largest accepted */
+static const uint32_t old_sizes[] = { 0, 64, 72, 80, 96, 104, 112, 120, 128, 136, 144, 4096 };
+#define NOLD (int)(sizeof(old_sizes) / sizeof(old_sizes[0]))
 
 START_TEST(test_old_formats)
 {
-	uint32_t sz = old_sizes[_i % 11];
-	size_t hdr = _i < 11 ? 104 : 72;
+	uint32_t sz = old_sizes[_i % NOLD];
+	size_t hdr = _i < NOLD ? 104 : 72;
 	size_t bytes = sz ? sz : 64;
-	unsigned char a0[256], a1[256];
+	static unsigned char a0[4096], a1[4096];
 	const void *attrs[2] = { a0, a1 };
 	uint64_t i0[] = { 11, 12 }, i1[] = { 21 };
 	const uint64_t *ids[2] = { i0, i1 };
@@ -1552,7 +1554,7 @@ int main(void)
 
 	tc = tcase_create("synthetic");
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_old_formats, 0, 22);
+	tcase_add_loop_test(tc, test_old_formats, 0, 2 * NOLD);
 	tcase_add_test(tc, test_pipe_attrs);
 	tcase_add_test(tc, test_pipe_pointers);
 	tcase_add_test(tc, test_unknown_and_extra);
