@@ -1002,9 +1002,12 @@ START_TEST(test_streaming_memory)
 	long before;
 	int fd, s0, s1, s2;
 
+	if (total < (32u << 20))	/* at least 4 windows */
+		total = 32u << 20;
 	fd = open("/dev/null", O_WRONLY);
 	ck_assert_int_ge(fd, 0);
 	PERFRING_WRITER_OPTS(opt, .fd = fd, .window_bytes = 8u << 20,
+			     .round_bytes = 1u << 20,
 			     .kmap = PERFRING_WRITER_KMAP_NONE);
 	w = open_ok(&opt);
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
