@@ -10,6 +10,24 @@
  * `perf report` can sort with bounded memory.  Memory stays flat however
  * large the input is (window_bytes plus a write buffer).
  *
+ * Typical use:
+ *
+ *	PERFRING_WRITER_OPTS(o, .path = "perf.data");
+ *	perfring_writer_open(&o, &diag, &w);
+ *	perfring_writer_add_event(w, &attr, ids, nr_ids, "cpu-clock", &diag);
+ *	s = perfring_writer_add_source(w);	// one per ring / CPU
+ *	perfring_writer_write(w, s, rec, rec_len, &diag);	// many times
+ *	perfring_writer_end_source(w, s, &diag);	// when s is exhausted
+ *	perfring_writer_close(w, &diag);	// 0: perf.data is in place
+ *
+ * Feed the sources in turns (a batch from each), not one whole source after
+ * the other: the merge holds at most window_bytes while it waits for a
+ * source that has nothing queued and has not ended.  Past that it flushes
+ * what it has; a record that the lagging source then brings and that is
+ * older than perf's round limit is still written but counted as "late"
+ * (perf will warn "N out of order events").  End each source as soon as
+ * it is exhausted, so that the merge stops waiting for it.
+ *
  * A path output is written under a temporary name (PATH.tmp.XXXXXX, same
  * directory) and renamed into place by a successful perfring_writer_close();
  * on any failure, or perfring_writer_abort(), the temporary file is removed
