@@ -9,10 +9,21 @@ trap 'rm -rf "$tmp"' EXIT
 die() { echo "example-plugin.sh: FAIL: $*"; exit 1; }
 
 command -v pkg-config >/dev/null || { echo "example-plugin.sh: no pkg-config"; exit 77; }
-# A recursive make must not inherit the jobserver of the make running us.
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -C "$top_builddir" \
-	install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1 ||
-	{ tail -20 "$tmp/install.log"; die "make install DESTDIR failed"; }
+# Install from a fresh build in $tmp, configured like this one (only what a
+# plugin author needs: library, plugins, tools, headers, perfring.pc); `make
+# install` in this build directory would make libtool relink the plugins in
+# place (moving .libs/X.so aside for a moment) under the tests running in
+# parallel.  A recursive make must not inherit our make's jobserver.
+cfg=$(cd "$top_builddir" && ./config.status --config) || die "config.status --config"
+# (distcheck configures with --srcdir=..: we name the source tree ourselves.)
+cfg=$(printf '%s\n' "$cfg" | sed "s/'--srcdir=[^']*'//g; s/--srcdir=[^ ]*//g")
+mkdir "$tmp/build"
+(cd "$tmp/build" && eval "\"$top_srcdir/configure\" -q $cfg" &&
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -j2 DESTDIR="$tmp/root" \
+		install-libLTLIBRARIES install-pluginLTLIBRARIES install-binPROGRAMS \
+		install-perfringincludeHEADERS install-nodist_perfringincludeHEADERS \
+		install-pkgconfigDATA) >"$tmp/install.log" 2>&1 ||
+	{ tail -20 "$tmp/install.log"; die "configure && make install DESTDIR failed"; }
 pc=$(find "$tmp/root" -name perfring.pc | head -n 1)
 [ -n "$pc" ] || die "perfring.pc not installed"
 for h in perfring.h plugin.h registry.h sideband.h records.h version.h; do

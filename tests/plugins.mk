@@ -40,3 +40,4 @@ EXTRA_DIST += tests/list-plugins.sh tests/plugin-symbols.sh tests/example-plugin
 	examples/plugin-switch/Makefile examples/plugin-switch/switch.c \
 	examples/plugin-switch/switch-test.c examples/plugin-switch/switch.h \
 	examples/plugin-switch/README.md
+
