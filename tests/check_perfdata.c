@@ -243,6 +243,69 @@ static void check_stats(const char *name, struct perfring_perfdata *pd,
 		ck_assert_int_eq(nev, (int)perfring_perfdata_nr_attrs(pd));
 }
 
+/* Record boundaries: the (offset, size, type) set of pd-NAME.records, as
+ * perf report -D printed it (see README-pd-fixtures.md for the rules). */
+static int cmp3(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+static size_t uniq3(uint64_t *v, size_t n)
+{
+	size_t i, o = 0;
+
+	qsort(v, n, 24, cmp3);
+	for (i = 0; i < n; i++)
+		if (!o || cmp3(v + 3 * i, v + 3 * (o - 1)))
+			memmove(v + 3 * o++, v + 3 * i, 24);
+	return o;
+}
+
+static void check_records(const char *name, int pipe, const struct run *run)
+{
+	FILE *f = fopen(fixture(name, ".records"), "r");
+	uint64_t *perf = calloc(3 * (run->n + 1000), 8), *ours = calloc(3 * (run->n + 1), 8);
+	unsigned long long o, sz;
+	unsigned t;
+	size_t np = 0, no = 0, i;
+
+	ck_assert_msg(f != NULL, "%s.records missing", name);
+	while (np < run->n + 1000 && fscanf(f, "%llx %llx %u", &o, &sz, &t) == 3) {
+		if (t == PERFRING_RECORD_HEADER_ATTR)
+			continue;	/* perf dumps all but the first */
+		perf[3 * np] = o;
+		perf[3 * np + 1] = sz;
+		perf[3 * np++ + 2] = t;
+	}
+	fclose(f);
+	for (i = 0; i < run->n; i++) {
+		if (run->r[i].type == PERFRING_RECORD_HEADER_ATTR ||
+		    run->r[i].type == PERFRING_RECORD_COMPRESSED)
+			continue;
+		ours[3 * no] = run->r[i].offset - (pipe ? 16 : 0);
+		ours[3 * no + 1] = run->r[i].size;
+		ours[3 * no++ + 2] = run->r[i].type;
+	}
+	np = uniq3(perf, np);
+	no = uniq3(ours, no);
+	ck_assert_uint_gt(np, 10);
+	ck_assert_msg(np == no, "%s: %zu distinct records in perf's dump, %zu here", name, np, no);
+	for (i = 0; i < np; i++)
+		ck_assert_msg(!cmp3(perf + 3 * i, ours + 3 * i),
+			      "%s: perf has 0x%" PRIx64 " [0x%" PRIx64 "] type %" PRIu64
+			      ", we have 0x%" PRIx64 " [0x%" PRIx64 "] type %" PRIu64, name,
+			      perf[3 * i], perf[3 * i + 1], perf[3 * i + 2],
+			      ours[3 * i], ours[3 * i + 1], ours[3 * i + 2]);
+	free(perf);
+	free(ours);
+}
+
 START_TEST(test_fixture_stats)
 {
 	const char *name = fixtures[_i];
@@ -283,6 +346,8 @@ START_TEST(test_fixture_stats)
 	for (i = 0; i < run.n; i++)
 		ck_assert_int_eq(run.r[i].attr >= 0, run.r[i].type < 64);
 	check_stats(name, pd, &run);
+	if (!strncmp(name, "pd-", 3))
+		check_records(name, perfring_perfdata_is_pipe(pd), &run);
 	run_free(&run);
 	perfring_perfdata_close(pd);
 }

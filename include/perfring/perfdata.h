@@ -126,9 +126,11 @@ struct perfring_perfdata_record {
 	const struct perfring_event_header *header;
 	uint32_t type;
 	uint32_t size;		/* header->size */
-	/* File offset of the record; for a record that came out of a
-	 * COMPRESSED record: the file offset of that COMPRESSED record, and
-	 * inner_offset is its offset in the decompressed stream. */
+	/* Byte offset of the record in the file or stream (perf report -D
+	 * prints pipe-mode offsets 16 lower: it counts from the end of the
+	 * stream header).  For a record that came out of a COMPRESSED
+	 * record: the offset of that COMPRESSED record (as perf shows it),
+	 * and inner_offset is its offset in the decompressed stream. */
 	uint64_t offset;
 	uint64_t inner_offset;
 	/* Bytes that follow the record in the stream without being counted in
