@@ -664,7 +664,7 @@ START_TEST(test_kernel_text_vs_perf)
 	ck_assert_int_eq(pdw_open(FIXTURE, &f, err, sizeof(err)), 0);
 	while ((ret = pdw_next(&f, &pos, &rec, &size)) == 1)
 		sideband += is_sideband(((const struct perfring_event_header *)rec)->type);
-	snprintf(cmd, sizeof(cmd), "'%s' report -D -i '%s' 2>/dev/null", perf, FIXTURE);
+	snprintf(cmd, sizeof(cmd), "'%s' report -f -D -i '%s' 2>/dev/null", perf, FIXTURE);
 	fp = popen(cmd, "r");
 	ck_assert_ptr_nonnull(fp);
 	while (fgets(line, sizeof(line), fp)) {
