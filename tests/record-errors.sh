@@ -53,6 +53,18 @@ if [ "$(id -u)" = 0 ] && [ "$lvl" -ge 1 ] && command -v setpriv >/dev/null &&
 	expect 1 "kernel.perf_event_paranoid is $lvl" -- setpriv --reuid=nobody --regid=nogroup \
 		--clear-groups "$rec" -e cpu-clock -a --duration 0.1 -o "$tmp/n.data"
 	grep -q -- "-a (every CPU) needs" "$tmp/err" || fail "the paranoid message does not say what -a needs"
+	# Without -a an unprivileged user falls back to user space only, as
+	# perf does, and perf report still resolves the workload.
+	if [ "$lvl" -ge 2 ] && [ -n "${PERF:-}" ] && [ -x "$PERF" ]; then
+		mkdir "$tmp/nobody" && chmod 777 "$tmp/nobody"
+		expect 0 "measuring user space only (:u)" -- setpriv --reuid=nobody --regid=nogroup \
+			--clear-groups "$rec" -e cpu-clock -F 999 -o "$tmp/nobody/u.data" -- \
+			"$top_builddir/tests/workloads/wl-busy" 0.2
+		"$PERF" report -f -i "$tmp/nobody/u.data" --stdio --sort sym -q >"$tmp/out" 2>&1
+		grep -q "hot_function" "$tmp/out" || fail "user-space-only data: $(cat "$tmp/out")"
+		"$PERF" evlist -f -i "$tmp/nobody/u.data" 2>&1 | grep -qx "cpu-clock:u" ||
+			fail "the fallback event is not named cpu-clock:u"
+	fi
 else
 	echo "not root or paranoid < 1: real refusal not tested"
 fi

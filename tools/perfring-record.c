@@ -62,7 +62,8 @@ static const GOptionEntry entries[] = {
 	{ "duration", 0, 0, G_OPTION_ARG_DOUBLE, &opt_duration,
 	  "Stop after SECONDS", "SECONDS" },
 	{ "ring", 0, 0, G_OPTION_ARG_FILENAME, &opt_ring,
-	  "Write a flight-recorder ring file keeping the newest --size bytes", "FILE" },
+	  "Write a flight-recorder ring file keeping the newest --size bytes "
+	  "(instead of perf.data, unless -o is given too)", "FILE" },
 	{ "size", 0, 0, G_OPTION_ARG_STRING, &opt_size,
 	  "Data size of the --ring file (bytes; K, M, G suffixes; rounded up to 2^n pages)", "N" },
 	{ "stat", 0, 0, G_OPTION_ARG_NONE, &opt_stat,
@@ -185,6 +186,33 @@ static void drain(struct rec *r)
 	}
 }
 
+/* A progress line on a terminal, at most once a second; end clears it. */
+static void progress(struct rec *r, int end)
+{
+	static double last;
+	static int shown;
+	double now;
+	struct timespec ts;
+
+	if (!isatty(2))
+		return;
+	if (end) {
+		if (shown)
+			fprintf(stderr, "\r\033[K");
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (now - last < 1.0)
+		return;
+	if (last > 0) {
+		fprintf(stderr, "\rperfring-record: %" PRIu64 " samples, %" PRIu64 " records...",
+			r->samples, r->records);
+		shown = 1;
+	}
+	last = now;
+}
+
 static int setup_signals(sigset_t *old)
 {
 	sigset_t set;
@@ -239,8 +267,10 @@ static void run_loop(const struct perfring_backend_ops *ops, struct perfring_bac
 				r->problems = 1;
 			break;
 		}
-		if (r)
+		if (r) {
 			drain(r);
+			progress(r, 0);
+		}
 		if (bits & PERFRING_BACKEND_WAKE_EXIT)
 			break;
 		if (bits & PERFRING_BACKEND_WAKE_FD) {
@@ -321,8 +351,9 @@ static int do_stat(const struct perfring_backend_ops *ops, struct perfring_backe
 	}
 	fprintf(stderr, "\n %17.9f seconds time elapsed\n\n", t1 - t0);
 	if (status != -1 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-		tool_error("%s %s", opt_cmd[0],
-			   WIFSIGNALED(status) ? "was killed by a signal" : "exited with an error");
+		tool_error("note: %s %s %d", opt_cmd[0],
+			   WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
+			   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	return TOOL_EXIT_OK;
 }
 
@@ -411,6 +442,16 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	run_loop(ops, b, sfd, &r);
 	ops->stop(b);
 	drain(&r);
+	progress(&r, 1);
+	{
+		int status = -1;
+
+		ops->target(b, NULL, &status);
+		if (status != -1 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+			tool_error("note: %s %s %d", opt_cmd[0],
+				   WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
+				   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	}
 	for (uint32_t i = 0; i < r.nring; i++) {
 		struct perfring_reader_stats rs;
 

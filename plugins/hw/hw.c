@@ -529,10 +529,17 @@ static int open_all(struct perfring_backend *b, size_t *bad_ev, int *bad_cpu,
 	return 0;
 }
 
+/* perf's fallback at paranoid 2: user space only, named "EVENT:u" as perf does. */
 static void exclude_kernel_all(struct perfring_backend *b)
 {
-	for (size_t i = 0; i < b->nev; i++)
-		b->ev[i].attr.flags |= PERFRING_ATTR_EXCLUDE_KERNEL | PERFRING_ATTR_EXCLUDE_HV;
+	for (size_t i = 0; i < b->nev; i++) {
+		struct hw_event *e = &b->ev[i];
+		size_t l = strlen(e->spec.name);
+
+		e->attr.flags |= PERFRING_ATTR_EXCLUDE_KERNEL | PERFRING_ATTR_EXCLUDE_HV;
+		if (!strchr(e->spec.name, ':') && l + 2 < sizeof(e->spec.name))
+			memcpy(e->spec.name + l, ":u", 3);
+	}
 }
 
 static int open_events(struct perfring_backend *b, bool is_default, struct perfring_diag *diag)
@@ -1090,8 +1097,9 @@ static int hw_read_count(struct perfring_backend *b, uint32_t idx,
 	struct perfring_backend_count c = { 0 };
 	const struct hw_event *e;
 	const struct hw_event *l;
-	size_t nfd, pos, sz;
-	uint64_t buf[3 + 2 * 64];
+	size_t nfd, pos, sz, words;
+	uint64_t *buf;
+	int ret = 0;
 
 	if (!b || !out || idx >= b->nev)
 		return -ENOENT;
@@ -1100,6 +1108,11 @@ static int hw_read_count(struct perfring_backend *b, uint32_t idx,
 	nfd = b->ncpu * b->nthr;
 	pos = idx - (size_t)e->spec.leader;
 	c.supported = e->supported;
+	/* Group: nr, enabled, running, then {value, id} per member. */
+	words = 3 + 2 * (size_t)(l->spec.nr_members > 1 ? l->spec.nr_members : 1);
+	buf = calloc(words, sizeof(uint64_t));
+	if (!buf)
+		return -ENOMEM;
 	for (size_t k = 0; e->supported && k < nfd; k++) {
 		ssize_t n;
 
@@ -1108,30 +1121,39 @@ static int hw_read_count(struct perfring_backend *b, uint32_t idx,
 		if (l->attr.read_format & PERFRING_FORMAT_GROUP) {
 			uint64_t nr;
 
-			n = read(l->fds[k], buf, sizeof(buf));
-			if (n < 0)
-				return -errno;
-			if (n < 24)
-				return -EIO;
-			nr = buf[0];
-			if (pos >= nr || (size_t)n < (3 + 2 * (pos + 1)) * 8)
-				return -EIO;
-			if (buf[3 + 2 * pos + 1] != e->ids[k])
-				return -EIO;	/* member order differs from ours */
+			n = read(l->fds[k], buf, words * sizeof(uint64_t));
+			if (n < 0) {
+				ret = -errno;
+				break;
+			}
+			nr = n >= 8 ? buf[0] : 0;
+			/* The member order must be ours: checked by id. */
+			if (pos >= nr || (size_t)n < (3 + 2 * (pos + 1)) * 8 ||
+			    buf[3 + 2 * pos + 1] != e->ids[k]) {
+				ret = -EIO;
+				break;
+			}
 			c.enabled += buf[1];
 			c.running += buf[2];
 			c.value += buf[3 + 2 * pos];
 		} else {
-			n = read(e->fds[k], buf, 4 * 8);
-			if (n < 0)
-				return -errno;
-			if (n < 24)
-				return -EIO;
+			n = read(e->fds[k], buf, 4 * sizeof(uint64_t));
+			if (n < 0) {
+				ret = -errno;
+				break;
+			}
+			if (n < 32) {	/* value, enabled, running, id */
+				ret = -EIO;
+				break;
+			}
 			c.value += buf[0];
 			c.enabled += buf[1];
 			c.running += buf[2];
 		}
 	}
+	free(buf);
+	if (ret < 0)
+		return ret;
 	c.counted = c.running > 0;
 	c.scaled = hw_scale_count(c.value, c.enabled, c.running);
 	sz = out->sz < sizeof(c) ? out->sz : sizeof(c);
