@@ -700,6 +700,17 @@ START_TEST(lost_counted)
 	ck_assert_msg(lost_records >= 1 && lost > 0, "%" PRIu64 " LOST records, %" PRIu64 " lost",
 		      lost_records, lost);
 	ck_assert_uint_eq(lost, in_records);
+	/* The kernel's own count (PERF_FORMAT_LOST) has at least as many. */
+	{
+		struct perfring_backend_event ev = { .sz = sizeof(ev) };
+		struct perfring_backend_count c = { .sz = sizeof(c) };
+
+		ck_assert_int_eq(ops->event(b, 0, &ev), 0);
+		ck_assert_int_eq(ops->read_count(b, 0, &c), 0);
+		ck_assert_uint_gt(c.value, 0);
+		if (ev.attr->read_format & PERFRING_FORMAT_LOST)
+			ck_assert_msg(c.lost >= lost, "read lost %" PRIu64 " < %" PRIu64, c.lost, lost);
+	}
 	ops->close(b);
 	unload_hw();
 }

@@ -460,6 +460,23 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		perfring_reader_stats(r.readers[i], &rs);
 		lost += rs.lost;
 	}
+	/*
+	 * LOST records only come with the next record that fits: the kernel's
+	 * own per-event count (PERF_FORMAT_LOST) also has the drops no LOST
+	 * record reported before the end.
+	 */
+	{
+		uint64_t counted = 0;
+
+		for (uint32_t i = 0; i < nev; i++) {
+			struct perfring_backend_count c = { .sz = sizeof(c) };
+
+			if (ops->read_count(b, i, &c) == 0)
+				counted += c.lost;
+		}
+		if (counted > lost)
+			lost = counted;
+	}
 	if (r.w) {
 		for (uint32_t i = 0; i < r.nring; i++)
 			perfring_writer_end_source(r.w, r.sources[i], NULL);

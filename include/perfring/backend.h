@@ -95,6 +95,12 @@ struct perfring_backend_count {
 	uint64_t scaled;		/* value * enabled / running (128-bit safe) */
 	int counted;			/* 0: never ran (running == 0) */
 	int supported;			/* 0: the machine lacks this event */
+	/*
+	 * Sampling: records the kernel dropped for this event (ring full),
+	 * also those no PERF_RECORD_LOST reported yet; 0 on kernels without
+	 * PERF_FORMAT_LOST (before 6.0).
+	 */
+	uint64_t lost;
 };
 
 /* Bits returned by wait(). */
@@ -164,7 +170,11 @@ struct perfring_backend_ops {
 	int (*synthesize)(struct perfring_backend *b,
 			  perfring_backend_record_fn fn, void *user);
 
-	/* Counting: event idx summed and scaled.  0, -ENOENT, or -errno. */
+	/*
+	 * Event idx summed over its fds and scaled (counting mode), or its
+	 * count and lost records (sampling mode, where enabled/running are
+	 * 0).  0, -ENOENT, or -errno.
+	 */
 	int (*read_count)(struct perfring_backend *b, uint32_t idx,
 			  struct perfring_backend_count *out);
 

@@ -451,7 +451,8 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 			 PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_CPU | PERFRING_SAMPLE_PERIOD;
 	if (o->callchain)
 		a->sample_type |= PERFRING_SAMPLE_CALLCHAIN;
-	a->read_format = PERFRING_FORMAT_ID;
+	/* LOST: records the kernel dropped, even those no LOST record reports. */
+	a->read_format = PERFRING_FORMAT_ID | PERFRING_FORMAT_LOST;
 	if (o->period) {
 		a->sample_period = o->period;
 	} else {
@@ -567,6 +568,12 @@ static int open_events(struct perfring_backend *b, bool is_default, struct perfr
 			e->spec.attr.config = PERF_COUNT_SW_CPU_CLOCK;
 			snprintf(e->spec.name, sizeof(e->spec.name), "cpu-clock");
 			build_attr(b, e, 0);
+			continue;
+		}
+		if (berr == EINVAL && (e->attr.read_format & PERFRING_FORMAT_LOST)) {
+			/* Kernels before 6.0 lack PERF_FORMAT_LOST. */
+			for (size_t i = 0; i < b->nev; i++)
+				b->ev[i].attr.read_format &= ~PERFRING_FORMAT_LOST;
 			continue;
 		}
 		if (b->opts.skip_unsupported && b->opts.mode == PERFRING_BACKEND_COUNT &&
@@ -1091,6 +1098,52 @@ static int hw_target(const struct perfring_backend *b, int *pid, int *status)
 
 /* ---- counting ------------------------------------------------------------- */
 
+/*
+ * Parse one read() of an event (sec. 1.8 of perf-abi.md): non-group
+ * {value, [enabled], [running], [id], [lost]}, or group {nr, [enabled],
+ * [running], nr x {value, [id], [lost]}}, taking member pos.  Returns 0 or
+ * -EIO if the bytes do not hold it or the id is not the expected one.
+ */
+static int parse_read(uint64_t rf, const uint64_t *buf, size_t n, size_t pos, uint64_t id,
+		      struct perfring_backend_count *c)
+{
+	size_t i = 0, per = 1 + !!(rf & PERFRING_FORMAT_ID) + !!(rf & PERFRING_FORMAT_LOST);
+	size_t need = 1 + !!(rf & PERFRING_FORMAT_TOTAL_TIME_ENABLED) +
+		      !!(rf & PERFRING_FORMAT_TOTAL_TIME_RUNNING);
+	uint64_t en = 0, run = 0, val = 0, lost = 0;
+
+	if (rf & PERFRING_FORMAT_GROUP) {
+		if (n < need || pos >= buf[0])
+			return -EIO;
+		i = 1;	/* nr */
+	} else {
+		if (n < need + per - 1)
+			return -EIO;
+		val = buf[i++];
+	}
+	if (rf & PERFRING_FORMAT_TOTAL_TIME_ENABLED)
+		en = buf[i++];
+	if (rf & PERFRING_FORMAT_TOTAL_TIME_RUNNING)
+		run = buf[i++];
+	if (rf & PERFRING_FORMAT_GROUP) {
+		i += pos * per;
+		if (i + per > n)
+			return -EIO;
+		val = buf[i++];
+	}
+	if (rf & PERFRING_FORMAT_ID) {
+		if (buf[i++] != id)
+			return -EIO;	/* not the member we think */
+	}
+	if (rf & PERFRING_FORMAT_LOST)
+		lost = buf[i++];
+	c->value += val;
+	c->enabled += en;
+	c->running += run;
+	c->lost += lost;
+	return 0;
+}
+
 static int hw_read_count(struct perfring_backend *b, uint32_t idx,
 			 struct perfring_backend_count *out)
 {
@@ -1108,53 +1161,32 @@ static int hw_read_count(struct perfring_backend *b, uint32_t idx,
 	nfd = b->ncpu * b->nthr;
 	pos = idx - (size_t)e->spec.leader;
 	c.supported = e->supported;
-	/* Group: nr, enabled, running, then {value, id} per member. */
-	words = 3 + 2 * (size_t)(l->spec.nr_members > 1 ? l->spec.nr_members : 1);
+	/* At most: nr, enabled, running, then {value, id, lost} per member. */
+	words = 3 + 3 * (size_t)(l->spec.nr_members > 1 ? l->spec.nr_members : 1);
 	buf = calloc(words, sizeof(uint64_t));
 	if (!buf)
 		return -ENOMEM;
-	for (size_t k = 0; e->supported && k < nfd; k++) {
+	for (size_t k = 0; e->supported && k < nfd && ret == 0; k++) {
+		bool group = l->attr.read_format & PERFRING_FORMAT_GROUP;
+		int fd = group ? l->fds[k] : e->fds[k];
 		ssize_t n;
 
 		if (e->fds[k] < 0)
 			continue;
-		if (l->attr.read_format & PERFRING_FORMAT_GROUP) {
-			uint64_t nr;
-
-			n = read(l->fds[k], buf, words * sizeof(uint64_t));
-			if (n < 0) {
-				ret = -errno;
-				break;
-			}
-			nr = n >= 8 ? buf[0] : 0;
-			/* The member order must be ours: checked by id. */
-			if (pos >= nr || (size_t)n < (3 + 2 * (pos + 1)) * 8 ||
-			    buf[3 + 2 * pos + 1] != e->ids[k]) {
-				ret = -EIO;
-				break;
-			}
-			c.enabled += buf[1];
-			c.running += buf[2];
-			c.value += buf[3 + 2 * pos];
-		} else {
-			n = read(e->fds[k], buf, 4 * sizeof(uint64_t));
-			if (n < 0) {
-				ret = -errno;
-				break;
-			}
-			if (n < 32) {	/* value, enabled, running, id */
-				ret = -EIO;
-				break;
-			}
-			c.value += buf[0];
-			c.enabled += buf[1];
-			c.running += buf[2];
-		}
+		n = read(fd, buf, words * sizeof(uint64_t));
+		if (n < 0)
+			ret = -errno;
+		else
+			ret = parse_read(e->attr.read_format, buf, (size_t)n / sizeof(uint64_t),
+					 group ? pos : 0, e->ids[k], &c);
 	}
 	free(buf);
 	if (ret < 0)
 		return ret;
-	c.counted = c.running > 0;
+	if (!(e->attr.read_format & PERFRING_FORMAT_TOTAL_TIME_RUNNING))
+		c.enabled = c.running = 0;
+	c.counted = c.running > 0 ||
+		    !(e->attr.read_format & PERFRING_FORMAT_TOTAL_TIME_RUNNING);
 	c.scaled = hw_scale_count(c.value, c.enabled, c.running);
 	sz = out->sz < sizeof(c) ? out->sz : sizeof(c);
 	c.sz = sz;
