@@ -113,6 +113,18 @@ n=$(summary_samples "$tmp/rec.err")
 lines=$("$perf" script -i "$tmp/p.data" -F ip 2>/dev/null | wc -l)
 [ "$lines" = "$n" ] || fail "-p: perf script printed $lines samples, the summary said $n"
 
+# -p ends by itself when the process exits (pidfd), with everything drained.
+"$wl/wl-threads" 0.8 >/dev/null &
+bg=$!
+sleep 0.1
+timeout 20 "$rec" -e cpu-clock -F 999 -p "$bg" -o "$tmp/pe.data" 2>"$tmp/rec.err" ||
+	fail "-p until exit: exit $?: $(cat "$tmp/rec.err")"
+wait "$bg"; bg=
+n=$(summary_samples "$tmp/rec.err")
+"$perf" script -i "$tmp/pe.data" --show-task-events -F comm,tid 2>/dev/null >"$tmp/pe.txt"
+grep -q "PERF_RECORD_EXIT" "$tmp/pe.txt" || fail "-p until exit: no EXIT record in the file"
+[ -n "$n" ] && [ "$n" -gt 100 ] || fail "-p until exit: $(cat "$tmp/rec.err")"
+
 # 5. -a for 0.3 s while a workload runs, if this user may (paranoid <= 0 or root).
 if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]; then
 	"$wl/wl-busy" 1 &
