@@ -564,10 +564,14 @@ static int open_events(struct perfring_backend *b, bool is_default, struct perfr
 			note(b, PERFRING_LOG_WARN,
 			     "cycles: not supported here (%s); falling back to cpu-clock",
 			     strerror(berr));
+			uint64_t keep = e->attr.flags & (PERFRING_ATTR_EXCLUDE_KERNEL |
+							 PERFRING_ATTR_EXCLUDE_HV);
+
 			e->spec.attr.type = PERFRING_TYPE_SOFTWARE;
 			e->spec.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-			snprintf(e->spec.name, sizeof(e->spec.name), "cpu-clock");
+			snprintf(e->spec.name, sizeof(e->spec.name), keep ? "cpu-clock:u" : "cpu-clock");
 			build_attr(b, e, 0);
+			e->attr.flags |= keep;
 			continue;
 		}
 		if (berr == EINVAL && (e->attr.read_format & PERFRING_FORMAT_LOST)) {
