@@ -276,6 +276,56 @@ static void fmt_build_ids(struct out *o, struct cur *c)
 	}
 }
 
+/* u32 n, then n perf strings, one line each: "LABEL : STRING" */
+static void fmt_str_list(struct out *o, struct cur *c, const char *label)
+{
+	uint32_t n, k;
+	const char *s;
+	int len;
+
+	if (c_u32(c, &n))
+		return;
+	for (k = 0; k < n && !c->bad; k++)
+		if (!c_str(c, &s, &len))
+			o_printf(o, "%s : %.*s\n", label, len, s);
+}
+
+static void fmt_cpu_topology(struct out *o, struct cur *c, long ncpu)
+{
+	uint32_t core, sock, die;
+	long i;
+
+	fmt_str_list(o, c, "sibling sockets");
+	fmt_str_list(o, c, "sibling threads");
+	if (c->bad || c->pos == c->len)
+		return;
+	if (ncpu < 0 || (uint64_t)ncpu > (c->len - c->pos) / 8) {
+		o_printf(o, "cpu topology : %zu bytes of per-CPU ids\n", c->len - c->pos);
+		c->pos = c->len;
+		return;
+	}
+	for (i = 0; i < ncpu && !c->bad; i++)
+		if (!c_u32(c, &core) && !c_u32(c, &sock))
+			o_printf(o, "CPU %ld: Core ID %u, Socket ID %u\n", i, core, sock);
+	if (c->bad || c->pos == c->len)
+		return;
+	fmt_str_list(o, c, "sibling dies");
+	for (i = 0; i < ncpu && !c->bad; i++)
+		if (!c_u32(c, &die))
+			o_printf(o, "CPU %ld: Die ID %u\n", i, die);
+}
+
+static void fmt_pairs(struct out *o, struct cur *c, uint32_t n, const char *prefix)
+{
+	uint32_t k;
+	const char *a, *b;
+	int la, lb;
+
+	for (k = 0; k < n && !c->bad; k++)
+		if (!c_str(c, &a, &la) && !c_str(c, &b, &lb))
+			o_printf(o, "%s%.*s = %.*s\n", prefix, la, a, lb, b);
+}
+
 PERFRING_API int perfring_perfdata_feature_format(const struct perfring_perfdata *pd,
 						  const struct perfring_perfdata_feature *f,
 						  char *buf, size_t len)
@@ -376,6 +426,111 @@ PERFRING_API int perfring_perfdata_feature_format(const struct perfring_perfdata
 		if (!c_u32(&c, &a) && !c_u32(&c, &b) && !c_u64(&c, &x) && !c_u64(&c, &y))
 			o_printf(&o, "clock data : version %u, clockid %u, wall %" PRIu64
 				 " ns = clock %" PRIu64 " ns\n", a, b, x, y);
+		break;
+	case PERFRING_FEAT_CPU_TOPOLOGY:
+		fmt_cpu_topology(&o, &c, pr_pd_nr_cpus_avail(pd));
+		break;
+	case PERFRING_FEAT_NUMA_TOPOLOGY:
+		if (c_u32(&c, &nr))
+			break;
+		for (k = 0; k < nr && !c.bad; k++)
+			if (!c_u32(&c, &a) && !c_u64(&c, &x) && !c_u64(&c, &y) &&
+			    !c_str(&c, &s, &n))
+				o_printf(&o, "node%u meminfo : total = %" PRIu64 " kB, free = %"
+					 PRIu64 " kB\nnode%u cpu list : %.*s\n", a, x, y, a, n, s);
+		break;
+	case PERFRING_FEAT_CACHE:
+		if (c_u32(&c, &a) || c_u32(&c, &nr))
+			break;
+		o_printf(&o, "CPU cache info (version %u):\n", a);
+		for (k = 0; k < nr && !c.bad; k++) {
+			uint32_t level, line, sets, ways;
+			const char *ty, *sz, *map;
+			int lt, ls, lm;
+
+			if (!c_u32(&c, &level) && !c_u32(&c, &line) && !c_u32(&c, &sets) &&
+			    !c_u32(&c, &ways) && !c_str(&c, &ty, &lt) && !c_str(&c, &sz, &ls) &&
+			    !c_str(&c, &map, &lm))
+				o_printf(&o, " L%u %-15.*s %8.*s [%.*s]\n", level, lt, ty, ls, sz,
+					 lm, map);
+		}
+		break;
+	case PERFRING_FEAT_MEM_TOPOLOGY: {
+		uint64_t ver, bsize, nodes, i, node, size, nbits;
+
+		if (c_u64(&c, &ver) || c_u64(&c, &bsize) || c_u64(&c, &nodes))
+			break;
+		o_printf(&o, "memory nodes (nr %" PRIu64 ", block size 0x%" PRIx64 "):\n",
+			 nodes, bsize);
+		/* per node: u64 node, u64 size (bits), bitmap: u64 bits again and
+		 * the bits as u64 words; set bits are the node's memory blocks */
+		for (i = 0; i < nodes && !c.bad; i++) {
+			uint64_t w, set = 0, wi;
+
+			if (c_u64(&c, &node) || c_u64(&c, &size) || c_u64(&c, &nbits))
+				break;
+			if (nbits / 8 > c.len)
+				c.bad = 1;
+			for (wi = 0; wi < (nbits + 63) / 64 && !c.bad; wi++)
+				if (!c_u64(&c, &w))
+					set += (uint64_t)__builtin_popcountll(
+						wi == nbits / 64 ? w & ((1ull << (nbits % 64)) - 1) : w);
+			if (!c.bad)
+				o_printf(&o, " node %" PRIu64 ": %" PRIu64 " of %" PRIu64
+					 " blocks, %" PRIu64 " MiB\n", node, set, nbits,
+					 set * bsize >> 20);
+		}
+		break;
+	}
+	case PERFRING_FEAT_CPU_PMU_CAPS:
+		if (!c_u32(&c, &nr)) {
+			o_printf(&o, "cpu pmu capabilities : %u\n", nr);
+			fmt_pairs(&o, &c, nr, " ");
+		}
+		break;
+	case PERFRING_FEAT_PMU_CAPS:
+		if (c_u32(&c, &nr))
+			break;
+		o_printf(&o, "pmu capabilities : %u pmus\n", nr);
+		for (k = 0; k < nr && !c.bad; k++) {
+			if (c_u32(&c, &a))
+				break;
+			/* the pmu name comes after its caps */
+			fmt_pairs(&o, &c, a, " ");
+			if (!c_str(&c, &s, &n))
+				o_printf(&o, " (pmu %.*s, %u caps)\n", n, s, a);
+		}
+		break;
+	case PERFRING_FEAT_HYBRID_TOPOLOGY:
+		if (c_u32(&c, &nr))
+			break;
+		for (k = 0; k < nr && !c.bad; k++) {
+			const char *cpus;
+			int lc;
+
+			if (!c_str(&c, &s, &n) && !c_str(&c, &cpus, &lc))
+				o_printf(&o, "%.*s cpu list : %.*s\n", n, s, lc, cpus);
+		}
+		break;
+	case PERFRING_FEAT_AUXTRACE:
+		if (!c_u64(&c, &x))
+			o_printf(&o, "auxtrace : %" PRIu64 " index entries\n", x);
+		break;
+	case PERFRING_FEAT_DIR_FORMAT:
+		if (!c_u64(&c, &x))
+			o_printf(&o, "directory data version : %" PRIu64 "\n", x);
+		break;
+	case PERFRING_FEAT_BPF_PROG_INFO:
+	case PERFRING_FEAT_BPF_BTF:
+		if (!c_u32(&c, &nr))
+			o_printf(&o, "%s : %u entries\n", f->id == PERFRING_FEAT_BPF_BTF ?
+				 "bpf btf" : "bpf prog info", nr);
+		break;
+	case PERFRING_FEAT_BRANCH_STACK:
+		o_printf(&o, "contains samples with branch stack\n");
+		break;
+	case PERFRING_FEAT_STAT:
+		o_printf(&o, "contains stat data\n");
 		break;
 	default:
 		if (f->name)

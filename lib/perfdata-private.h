@@ -46,5 +46,7 @@ PR_HIDDEN int pr_pd_event_desc(struct perfring_perfdata *pd, const void *data,
 PR_HIDDEN int pr_pd_set_name(struct perfring_perfdata *pd, size_t idx,
 			     const char *name, size_t len);
 PR_HIDDEN int pr_pd_swapped(const struct perfring_perfdata *pd);
+/* nr_cpus_avail from the NRCPUS feature (CPU_TOPOLOGY needs it), or -1. */
+PR_HIDDEN long pr_pd_nr_cpus_avail(const struct perfring_perfdata *pd);
 
 #endif

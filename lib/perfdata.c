@@ -102,12 +102,25 @@ struct perfring_perfdata {
 	int feat_err;
 	struct perfring_diag feat_diag;
 
+	long nr_cpus_avail;	/* from NRCPUS, -1 if unknown */
+
 	struct perfring_perfdata_stats st;
 	int err;
 	struct perfring_diag err_diag;
 };
 
 int pr_pd_swapped(const struct perfring_perfdata *pd) { return pd->swap; }
+long pr_pd_nr_cpus_avail(const struct perfring_perfdata *pd) { return pd->nr_cpus_avail; }
+
+static void note_nrcpus(struct perfring_perfdata *pd, const void *data, uint64_t size)
+{
+	uint32_t v;
+
+	if (size < 8)
+		return;
+	v = pr_get32(data);
+	pd->nr_cpus_avail = pd->swap ? bswap_32(v) : v;
+}
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -541,10 +554,15 @@ static int event_desc_at_open(struct perfring_perfdata *pd)
 	size_t i;
 
 	for (i = 0; i < pd->nr_feats; i++) {
-		if (pd->feats[i].id != PERFRING_FEAT_EVENT_DESC)
+		if (pd->feats[i].id != PERFRING_FEAT_EVENT_DESC &&
+		    pd->feats[i].id != PERFRING_FEAT_NRCPUS)
 			continue;
-		if (perfring_perfdata_feature(pd, i, &f, NULL) == 0)
+		if (perfring_perfdata_feature(pd, i, &f, NULL))
+			continue;
+		if (f.id == PERFRING_FEAT_EVENT_DESC)
 			pr_pd_event_desc(pd, f.data, f.size);
+		else
+			note_nrcpus(pd, f.data, f.size);
 	}
 	return 0;
 }
@@ -575,6 +593,7 @@ static int pd_open(int fd, int own, const char *defname,
 		return -ENOMEM;
 	pd->fd = fd;
 	pd->own_fd = own;
+	pd->nr_cpus_avail = -1;
 	snprintf(pd->name, sizeof(pd->name), "%s",
 		 opts && opts->size >= offsetof(struct perfring_perfdata_opts, name) +
 		 sizeof(opts->name) && opts->name ? opts->name : defname);
@@ -1080,6 +1099,8 @@ static int header_feature(struct perfring_perfdata *pd, const unsigned char *p,
 	pd->hdr.features[id / 64] |= 1ull << (id % 64);
 	if (id == PERFRING_FEAT_EVENT_DESC)
 		pr_pd_event_desc(pd, data, psize);
+	else if (id == PERFRING_FEAT_NRCPUS)
+		note_nrcpus(pd, data, psize);
 	return 0;
 }
 

@@ -385,7 +385,7 @@ START_TEST(test_features)
 	ck_assert_uint_ge(perfring_perfdata_nr_features(pp), 10);
 
 	/* same machine, same perf: identical texts in file and pipe mode */
-	static const uint32_t same[] = { 3, 4, 5, 6, 7, 8, 9, 10 };
+	static const uint32_t same[] = { 3, 4, 5, 6, 7, 8, 9, 10, 13, 16, 22 };
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 		ck_assert_int_gt(feature_text(pf, same[i], a, sizeof(a)), 0);
 		ck_assert_int_gt(feature_text(pp, same[i], b, sizeof(b)), 0);
@@ -406,6 +406,19 @@ START_TEST(test_features)
 	ck_assert_msg(strstr(a, "build_id : ") && strstr(a, "(pid -1)"), "%s", a);
 	feature_text(pf, PERFRING_FEAT_TOTAL_MEM, a, sizeof(a));
 	ck_assert_msg(strstr(a, " kB\n"), "%s", a);
+	/* CPU_TOPOLOGY needs nr_cpus_avail from NRCPUS for its per-CPU part */
+	feature_text(pf, PERFRING_FEAT_CPU_TOPOLOGY, a, sizeof(a));
+	ck_assert_msg(strstr(a, "sibling threads : ") && strstr(a, "CPU 0: Core ID "), "%s", a);
+	feature_text(pf, PERFRING_FEAT_NUMA_TOPOLOGY, a, sizeof(a));
+	ck_assert_msg(strstr(a, "node0 meminfo : total = ") && strstr(a, "cpu list : "), "%s", a);
+	feature_text(pf, PERFRING_FEAT_CACHE, a, sizeof(a));
+	ck_assert_msg(strstr(a, "\n L1 "), "%s", a);
+	feature_text(pf, PERFRING_FEAT_MEM_TOPOLOGY, a, sizeof(a));
+	ck_assert_msg(strstr(a, "\n node 0: ") && strstr(a, " MiB\n"), "%s", a);
+	feature_text(pf, PERFRING_FEAT_SAMPLE_TIME, a, sizeof(a));
+	ck_assert_msg(strstr(a, "sample time : first "), "%s", a);
+	feature_text(pf, PERFRING_FEAT_PMU_MAPPINGS, a, sizeof(a));
+	ck_assert_msg(strstr(a, "software = 1"), "%s", a);
 	ck_assert_int_gt(feature_text(pp, PERFRING_FEAT_EVENT_DESC, a, sizeof(a)), 0);
 	ck_assert_msg(strstr(a, "name = cpu-clock"), "%s", a);
 

@@ -256,9 +256,12 @@ PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, size_t 
  * Render a feature as text lines ("hostname : vm\n", ...) into buf, like
  * `perf report --header-only` without its "# " prefixes.  Known layouts are
  * decoded (HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
- * TOTAL_MEM, CMDLINE, EVENT_DESC, BUILD_ID, CLOCKID, COMPRESSED, SAMPLE_TIME,
- * PMU_MAPPINGS, GROUP_DESC, CLOCK_DATA), others as "NAME: N bytes".  A
- * payload that does not parse is reported as such in the text.
+ * TOTAL_MEM, CMDLINE, EVENT_DESC, BUILD_ID, CPU_TOPOLOGY, NUMA_TOPOLOGY,
+ * PMU_MAPPINGS, GROUP_DESC, CACHE, SAMPLE_TIME, MEM_TOPOLOGY, CLOCKID,
+ * COMPRESSED, CLOCK_DATA, CPU_PMU_CAPS, PMU_CAPS, HYBRID_TOPOLOGY, AUXTRACE,
+ * DIR_FORMAT, BPF_*, BRANCH_STACK, STAT), others as "NAME : N bytes" or
+ * "feature ID : N bytes".  A payload that does not parse is reported as such
+ * in the text ("NAME : malformed payload (N bytes)").
  * Returns the length of the full text (like snprintf: if >= len, the
  * output was truncated), or -EINVAL.
  */
