@@ -379,7 +379,12 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		descs[i].name = ev.name;
 	}
 	if (out) {
-		PERFRING_WRITER_OPTS(wo, .path = out, .argc = argc, .argv = (const char *const *)argv);
+		/*
+		 * Build ids of the mapped files: recorded live, the files on
+		 * disk are the ones that ran, as perf record assumes too.
+		 */
+		PERFRING_WRITER_OPTS(wo, .path = out, .argc = argc, .argv = (const char *const *)argv,
+				     .build_ids = 1);
 
 		ret = perfring_writer_open(&wo, &d, &r.w);
 		if (ret < 0) {
@@ -571,6 +576,8 @@ int main(int argc, char **argv)
 	int sfd = -1, ret, exit_code = TOOL_EXIT_OK;
 
 	tool_init("perfring-record");
+	/* A closed output pipe (-o - | head) is a write error, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
 	ctx = g_option_context_new("[-- CMD [ARG...]]");
 	g_option_context_set_summary(ctx,
 		"Sample (or with --stat count) a command, a running process (-p) or every CPU (-a)\n"
