@@ -578,11 +578,17 @@ static int pd_open(int fd, int own, const char *defname,
 	int err;
 
 	if (opts) {
-		if (opts->size < offsetof(struct perfring_perfdata_opts, window) +
-				 sizeof(opts->window) ||
-		    opts->size > sizeof(*opts)) {
+		/* libbpf's OPTS_VALID rule: a larger struct from a newer
+		 * header is fine as long as the fields we do not know are 0 */
+		size_t i, bad = opts->size < offsetof(struct perfring_perfdata_opts, window) +
+					     sizeof(opts->window) || opts->size > 4096;
+
+		for (i = sizeof(*opts); !bad && i < opts->size; i++)
+			bad = ((const unsigned char *)opts)[i] != 0;
+		if (bad) {
 			pr_diag_set(diag, -EINVAL, defname, PR_NO_OFFSET,
-				    "perfring_perfdata_opts.size %zu not supported", opts->size);
+				    "perfring_perfdata_opts.size %zu not supported (or unknown options set)",
+				    opts->size);
 			return -EINVAL;
 		}
 		if (opts->window)

@@ -1598,6 +1598,17 @@ START_TEST(test_opts)
 	run_free(&a);
 	run_free(&b);
 	ck_assert_int_eq(perfring_perfdata_open(fixture("pd-two", ".data"), &bad, &d, &pd), -EINVAL);
+	{
+		/* a newer caller: larger struct, zero tail accepted, non-zero refused */
+		struct { struct perfring_perfdata_opts o; uint64_t future; } big = { 0 };
+
+		big.o.size = sizeof(big);
+		ck_assert_int_eq(perfring_perfdata_open(fixture("pd-two", ".data"), &big.o, &d, &pd), 0);
+		perfring_perfdata_close(pd);
+		big.future = 1;
+		ck_assert_int_eq(perfring_perfdata_open(fixture("pd-two", ".data"), &big.o, &d, &pd),
+				 -EINVAL);
+	}
 	ck_assert_int_eq(perfring_perfdata_open("/nonexistent/x.data", NULL, &d, &pd), -ENOENT);
 	ck_assert_str_eq(d.file, "/nonexistent/x.data");
 	/* the name shows in diagnostics */

@@ -25,13 +25,37 @@
 extern "C" {
 #endif
 
+/*
+ * Typical use (a dump tool):
+ *
+ *	struct perfring_perfdata *pd;
+ *	struct perfring_perfdata_record rec;
+ *	struct perfring_diag d;
+ *	char msg[1024];
+ *	int r;
+ *
+ *	if (perfring_perfdata_open(path, NULL, &d, &pd) < 0)
+ *		errx(2, "%s", perfring_diag_format(&d, msg, sizeof(msg)));
+ *	while ((r = perfring_perfdata_next(pd, &rec, &d)) == 1)
+ *		print(rec.offset, rec.header, rec.attr);   // SAMPLE: decode
+ *					// with perfring_sample_decode(rec.attr, ...)
+ *	if (r < 0)
+ *		warnx("%s", perfring_diag_format(&d, msg, sizeof(msg)));
+ *	st = perfring_perfdata_get_stats(pd);	   // "Aggregated stats"
+ *	for (i = 0; i < perfring_perfdata_nr_features(pd); i++)
+ *		if (perfring_perfdata_feature(pd, i, &f, &d) == 0)
+ *			perfring_perfdata_feature_format(pd, &f, buf, sizeof(buf));
+ *	perfring_perfdata_close(pd);
+ */
+
 struct perfring_perfdata;
 
 /*
  * Options for perfring_perfdata_open*().  Fields are only ever appended;
  * set .size = sizeof(struct perfring_perfdata_opts) (PERFRING_PERFDATA_OPTS
  * does it).  A caller compiled against a newer header that sets fields this
- * library does not know is refused with -EINVAL.
+ * library does not know (non-zero bytes past the struct it knows) is refused
+ * with -EINVAL.
  */
 struct perfring_perfdata_opts {
 	size_t size;		/* sizeof(struct perfring_perfdata_opts) */
