@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Flat memory: stream a generated ~200 MB perf.data (PERFRING_TEST_SCALE
- * multiplies the size) and check that the reader's maximum RSS grows by less
- * than 32 MB, i.e. memory does not follow the file size.
+ * multiplies the size), from a file and through a pipe in pipe mode, and
+ * check that the reader's maximum RSS grows by less than 32 MB, i.e. memory
+ * does not follow the data size.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <perfring/perfring.h>
@@ -102,6 +104,86 @@ START_TEST(test_big_flat)
 }
 END_TEST
 
+/* The same through a real pipe in pipe mode, generated on the fly. */
+START_TEST(test_big_pipe)
+{
+	const char *s = getenv("PERFRING_TEST_SCALE");
+	uint64_t nrec = (200ull << 20) / 48 * (uint64_t)(s && atoi(s) > 0 ? atoi(s) : 1);
+	uint64_t st = PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
+		      PERFRING_SAMPLE_ID | PERFRING_SAMPLE_PERIOD, n = 0, sum = 0;
+	struct perfring_perfdata *pd;
+	struct perfring_perfdata_record rec;
+	struct perfring_diag d;
+	long before, after;
+	int p[2], r, status;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct pdt_buf b = { 0 };
+		unsigned char attr[128] = { 0 };
+		uint32_t asz = 128;
+		uint64_t i, id = 5;
+
+		close(p[0]);
+		memcpy(attr + 4, &asz, 4);
+		memcpy(attr + 24, &st, 8);
+		pdt_put(&b, "PERFILE2", 8);
+		pdt_u64(&b, 16);
+		pdt_u32(&b, PERFRING_RECORD_HEADER_ATTR);
+		pdt_u16(&b, 0);
+		pdt_u16(&b, 8 + 128 + 8);
+		pdt_put(&b, attr, 128);
+		pdt_u64(&b, id);
+		for (i = 0; i < nrec; i++) {
+			uint32_t h[2] = { PERFRING_RECORD_SAMPLE, (48u << 16) | 2 };
+			uint64_t body[5] = { 0x400000 + i % 4096, 42 | (42ull << 32), i, 5, i };
+
+			pdt_put(&b, h, 8);
+			pdt_put(&b, body, 40);
+			if (b.len >= (256u << 10) || i + 1 == nrec) {
+				size_t off = 0;
+
+				while (off < b.len) {
+					ssize_t w = write(p[1], b.p + off, b.len - off);
+
+					if (w <= 0)
+						_exit(1);
+					off += (size_t)w;
+				}
+				b.len = 0;
+			}
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	before = maxrss_kb();
+	ck_assert_int_eq(perfring_perfdata_open_fd(p[0], NULL, &d, &pd), 0);
+	ck_assert_int_eq(perfring_perfdata_is_pipe(pd), 1);
+	while ((r = perfring_perfdata_next(pd, &rec, &d)) == 1) {
+		uint64_t per;
+
+		if (rec.type != PERFRING_RECORD_SAMPLE)
+			continue;
+		memcpy(&per, (const char *)rec.header + 40, 8);
+		sum += per;
+		n++;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_eq(n, nrec);
+	ck_assert_uint_eq(sum, nrec * (nrec - 1) / 2);
+	perfring_perfdata_close(pd);
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	after = maxrss_kb();
+	printf("big pipe: %" PRIu64 " records, max RSS %ld -> %ld kB\n", n, before, after);
+	ck_assert_msg(after - before < 32 * 1024, "max RSS grew by %ld kB", after - before);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("perfdata-big");
@@ -109,6 +191,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_big_flat);
+	tcase_add_test(tc, test_big_pipe);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
