@@ -61,6 +61,8 @@ lines=$("$perf" script -i "$tmp/x.data" -F ip 2>"$tmp/script.err" | wc -l)
 echo "summary $n samples, perf script $lines lines"
 [ "$lines" = "$n" ] || fail "perf script printed $lines samples, the summary said $n"
 [ -s "$tmp/script.err" ] && fail "perf script warned: $(cat "$tmp/script.err")"
+"$perf" buildid-list -i "$tmp/x.data" 2>/dev/null | grep -q "/wl-busy$" ||
+	fail "no build id for wl-busy: $("$perf" buildid-list -i "$tmp/x.data" 2>&1)"
 
 # 2. -g: frame-pointer callchains through main.
 "$rec" -e cpu-clock -F 999 -g -o "$tmp/g.data" -- "$wl/wl-busy" 0.3 2>"$tmp/rec.err" ||
@@ -70,6 +72,8 @@ with_main=$("$perf" script -i "$tmp/g.data" -F ip,sym 2>/dev/null |
 	awk 'NF == 0 { if (inhot && m) c++; inhot = 0; m = 0; next }
 	     /hot_function|cold_function/ { inhot = 1 } / main$/ { m = 1 }
 	     END { if (inhot && m) c++; print c + 0 }')
+"$perf" report -i "$tmp/g.data" --stdio -q >/dev/null 2>"$tmp/rep.err"
+[ -s "$tmp/rep.err" ] && fail "-g: perf report warned: $(cat "$tmp/rep.err")"
 echo "-g: $with_main of $n samples in hot/cold_function have main in their callchain"
 [ "$with_main" -gt $((n / 2)) ] || fail "-g: only $with_main of $n callchains reach main"
 
