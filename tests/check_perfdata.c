@@ -522,6 +522,171 @@ START_TEST(test_swapped)
 }
 END_TEST
 
+/* ---- 3b. every record type, cross-endian ------------------------------------ */
+
+static void make_attr(unsigned char *a, size_t bytes, uint32_t size_field,
+		      uint64_t config, uint64_t st);
+
+#define ST_ALL (PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | \
+		PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_CPU | PERFRING_SAMPLE_PERIOD)
+
+/* A kernel record: header, body (multiple of 8), TID TIME CPU IDENTIFIER trailer */
+static void rec_k(struct pdt_buf *b, uint32_t type, uint16_t misc, const void *body,
+		  size_t blen)
+{
+	pdt_u32(b, type);
+	pdt_u16(b, misc);
+	pdt_u16(b, (uint16_t)(8 + blen + 32));
+	pdt_put(b, body, blen);
+	pdt_u32(b, 7);			/* pid */
+	pdt_u32(b, 8);			/* tid */
+	pdt_u64(b, 0x1122334455667788ull);	/* time */
+	pdt_u32(b, 1);			/* cpu */
+	pdt_u32(b, 0);			/* res */
+	pdt_u64(b, 11);			/* identifier */
+}
+
+/* A perf-tool record: header and body as given */
+static void rec_u(struct pdt_buf *b, uint32_t type, const void *body, size_t blen)
+{
+	pdt_u32(b, type);
+	pdt_u16(b, 0);
+	pdt_u16(b, (uint16_t)(8 + blen));
+	pdt_put(b, body, blen);
+}
+
+START_TEST(test_all_types_swapped)
+{
+	static unsigned char a0[128];
+	const void *attrs[1] = { a0 };
+	static const uint64_t i0[] = { 11 };
+	const uint64_t *ids[1] = { i0 };
+	size_t nids[1] = { 1 };
+	static const char host[] = "\x08\0\0\0host\0\0\0\0";
+	struct pdt_feat feats[] = { { PERFRING_FEAT_HOSTNAME, host, 12 } };
+	struct pdt_buf data = { 0 }, file = { 0 }, be = { 0 }, t = { 0 };
+	struct perfring_perfdata *pn, *ps;
+	struct perfring_diag d;
+	struct run rn, rs;
+	uint64_t rf = PERFRING_FORMAT_TOTAL_TIME_ENABLED | PERFRING_FORMAT_ID;
+	char why[256], msg[1024];
+	int fdn, fds, err;
+	size_t i;
+
+	make_attr(a0, 128, 128, 0, ST_ALL);
+	memcpy(a0 + 32, &rf, 8);
+#define B(...) do { t.len = 0; __VA_ARGS__; } while (0)
+	/* SAMPLE: IDENTIFIER IP TID TIME CPU PERIOD */
+	B(pdt_u64(&t, 11); pdt_u64(&t, 0x400123); pdt_u32(&t, 7); pdt_u32(&t, 8);
+	  pdt_u64(&t, 99); pdt_u32(&t, 1); pdt_u32(&t, 0); pdt_u64(&t, 1000));
+	rec_u(&data, PERFRING_RECORD_SAMPLE, t.p, t.len);
+	B(pdt_u64(&t, 5); pdt_u64(&t, 11); pdt_u64(&t, 12));
+	rec_k(&data, PERFRING_RECORD_THROTTLE, 0, t.p, t.len);
+	rec_k(&data, PERFRING_RECORD_UNTHROTTLE, 0, t.p, t.len);
+	B(pdt_u32(&t, 7); pdt_u32(&t, 8); pdt_u64(&t, 1234); pdt_u64(&t, 5678); pdt_u64(&t, 11));
+	rec_k(&data, PERFRING_RECORD_READ, 0, t.p, t.len);
+	B(pdt_u64(&t, 0x1000); pdt_u64(&t, 0x2000); pdt_u64(&t, 0x3));
+	rec_k(&data, PERFRING_RECORD_AUX, 0, t.p, t.len);
+	B(pdt_u32(&t, 7); pdt_u32(&t, 8));
+	rec_k(&data, PERFRING_RECORD_ITRACE_START, 0, t.p, t.len);
+	B(pdt_u64(&t, 17));
+	rec_k(&data, PERFRING_RECORD_LOST_SAMPLES, 0, t.p, t.len);
+	B(pdt_u32(&t, 70); pdt_u32(&t, 71));
+	rec_k(&data, PERFRING_RECORD_SWITCH_CPU_WIDE, PERFRING_MISC_SWITCH_OUT, t.p, t.len);
+	B(pdt_u64(&t, 0xffffffffa0001000ull); pdt_u32(&t, 0x1234); pdt_u16(&t, 1);
+	  pdt_u16(&t, 0); pdt_put(&t, "bpf_prog_x\0\0\0\0\0", 16));
+	rec_k(&data, PERFRING_RECORD_KSYMBOL, 0, t.p, t.len);
+	B(pdt_u16(&t, 1); pdt_u16(&t, 0); pdt_u32(&t, 42); pdt_put(&t, "TAGTAG!!", 8));
+	rec_k(&data, PERFRING_RECORD_BPF_EVENT, 0, t.p, t.len);
+	B(pdt_u64(&t, 0xffffffff81000000ull); pdt_u16(&t, 3); pdt_u16(&t, 3);
+	  pdt_put(&t, "\x0f\x1f\x00\xe8\x01\x02", 6); pdt_zero(&t, 6));
+	rec_k(&data, PERFRING_RECORD_TEXT_POKE, 0, t.p, t.len);
+	B(pdt_u64(&t, 3));
+	rec_k(&data, PERFRING_RECORD_AUX_OUTPUT_HW_ID, 0, t.p, t.len);
+	/* MMAP2 in its build-id form */
+	B(pdt_u32(&t, 7); pdt_u32(&t, 8); pdt_u64(&t, 0x400000); pdt_u64(&t, 0x1000);
+	  pdt_u64(&t, 0); pdt_put(&t, "\x14\0\0\0", 4);
+	  pdt_put(&t, "0123456789abcdefghij", 20); pdt_u32(&t, 5); pdt_u32(&t, 2);
+	  pdt_put(&t, "/bin/x\0\0", 8));
+	rec_k(&data, PERFRING_RECORD_MMAP2, PERFRING_MISC_MMAP_BUILD_ID | PERFRING_MISC_USER,
+	      t.p, t.len);
+	/* perf-tool records */
+	B(pdt_u32(&t, (uint32_t)-1); pdt_put(&t, "0123456789abcdefghij\x14\0\0\0", 24);
+	  pdt_put(&t, "/bin/x\0\0\0\0\0\0", 12));
+	rec_u(&data, PERFRING_RECORD_HEADER_BUILD_ID, t.p, t.len);
+	B(pdt_u32(&t, 3); pdt_u32(&t, 0); pdt_u64(&t, 1); pdt_u64(&t, 2));
+	rec_u(&data, PERFRING_RECORD_AUXTRACE_INFO, t.p, t.len);
+	B(pdt_u64(&t, 16); pdt_u64(&t, 0x100); pdt_u64(&t, 0x55); pdt_u32(&t, 0);
+	  pdt_u32(&t, 8); pdt_u32(&t, 1); pdt_u32(&t, 0));
+	rec_u(&data, PERFRING_RECORD_AUXTRACE, t.p, t.len);
+	pdt_put(&data, "AUX-DATA-16-BYTE", 16);
+	B(pdt_u32(&t, 1); pdt_u32(&t, 2); pdt_u32(&t, 1); pdt_u32(&t, 7); pdt_u32(&t, 8);
+	  pdt_u32(&t, 2); pdt_u64(&t, 0x400123); pdt_u64(&t, 99);
+	  pdt_put(&t, "decoder error", 14); pdt_zero(&t, 50); pdt_u32(&t, 3); pdt_u32(&t, 4));
+	rec_u(&data, PERFRING_RECORD_AUXTRACE_ERROR, t.p, t.len);
+	B(pdt_u64(&t, 2); pdt_u64(&t, 1); pdt_u64(&t, 100); pdt_u64(&t, 2); pdt_u64(&t, 200));
+	rec_u(&data, PERFRING_RECORD_STAT_CONFIG, t.p, t.len);
+	B(pdt_u64(&t, 11); pdt_u32(&t, 1); pdt_u32(&t, 2); pdt_u64(&t, 3); pdt_u64(&t, 4);
+	  pdt_u64(&t, 5));
+	rec_u(&data, PERFRING_RECORD_STAT, t.p, t.len);
+	B(pdt_u64(&t, 1); pdt_u64(&t, 99));
+	rec_u(&data, PERFRING_RECORD_STAT_ROUND, t.p, t.len);
+	{
+		double scale = 0.5;
+
+		B(pdt_u64(&t, 1); pdt_u64(&t, 11); pdt_put(&t, &scale, 8));
+		rec_u(&data, PERFRING_RECORD_EVENT_UPDATE, t.p, t.len);
+	}
+	B(pdt_u64(&t, 0); pdt_u64(&t, 11); pdt_put(&t, "msec\0\0\0\0", 8));
+	rec_u(&data, PERFRING_RECORD_EVENT_UPDATE, t.p, t.len);
+	B(pdt_u64(&t, 3); pdt_u64(&t, 11); pdt_u16(&t, 0); pdt_u16(&t, 2); pdt_u16(&t, 0);
+	  pdt_u16(&t, 1));
+	rec_u(&data, PERFRING_RECORD_EVENT_UPDATE, t.p, t.len);
+	B(pdt_u16(&t, 1); pdt_u16(&t, 1); pdt_u16(&t, 8); pdt_zero(&t, 4); pdt_u64(&t, 3);
+	  pdt_zero(&t, 6));
+	rec_u(&data, PERFRING_RECORD_CPU_MAP, t.p, t.len);
+	B(pdt_u16(&t, 1); pdt_u16(&t, 2); pdt_u16(&t, 4); pdt_u32(&t, 3); pdt_u32(&t, 0);
+	  pdt_zero(&t, 2));
+	rec_u(&data, PERFRING_RECORD_CPU_MAP, t.p, t.len);
+	B(pdt_u64(&t, 10); pdt_u64(&t, 20); pdt_u64(&t, 30); pdt_u64(&t, 40); pdt_u64(&t, 50);
+	  pdt_put(&t, "\1\1\0\0\0\0\0\0", 8));
+	rec_u(&data, PERFRING_RECORD_TIME_CONV, t.p, t.len);
+#undef B
+	pdt_build(&file, 104, 128, 1, attrs, ids, nids, data.p, data.len, feats, 1);
+	ck_assert_msg(pdt_swap_perfdata(file.p, file.len, &be, why, sizeof(why)) == 0, "%s", why);
+	pn = open_mem(file.p, file.len, &fdn, &err, &d);
+	ck_assert_int_eq(err, 0);
+	ps = open_mem(be.p, be.len, &fds, &err, &d);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(perfring_perfdata_needs_swap(ps), 1);
+	collect(pn, &rn);
+	collect(ps, &rs);
+	ck_assert_msg(rn.ret == 0, "%s", perfring_diag_format(&rn.diag, msg, sizeof(msg)));
+	ck_assert_msg(rs.ret == 0, "%s", perfring_diag_format(&rs.diag, msg, sizeof(msg)));
+	ck_assert_uint_eq(rn.n, 26);
+	ck_assert_uint_eq(rn.n, rs.n);
+	for (i = 0; i < rn.n; i++) {
+		size_t k;
+
+		ck_assert_uint_eq(rn.r[i].size, rs.r[i].size);
+		ck_assert_int_eq(rn.r[i].attr, rs.r[i].attr);
+		for (k = 0; k < rn.r[i].size; k++)
+			ck_assert_msg(rn.r[i].bytes[k] == rs.r[i].bytes[k],
+				      "record %zu (type %u): byte %zu is 0x%02x, want 0x%02x",
+				      i, rn.r[i].type, k, rs.r[i].bytes[k], rn.r[i].bytes[k]);
+		ck_assert_uint_eq(rn.r[i].extra, rs.r[i].extra);
+	}
+	run_free(&rn);
+	run_free(&rs);
+	close_mem(pn, fdn);
+	close_mem(ps, fds);
+	pdt_free(&data);
+	pdt_free(&file);
+	pdt_free(&be);
+	pdt_free(&t);
+}
+END_TEST
+
 /* ---- 4. synthesized old formats ------------------------------------------ */
 
 #define ST_OLD (PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME | \
@@ -1646,6 +1811,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_old_formats, 0, 2 * NOLD);
 	tcase_add_test(tc, test_pipe_attrs);
 	tcase_add_test(tc, test_pipe_pointers);
+	tcase_add_test(tc, test_all_types_swapped);
 	tcase_add_test(tc, test_unknown_and_extra);
 #ifdef HAVE_ZSTD
 	tcase_add_test(tc, test_zstd_split);

@@ -211,6 +211,20 @@ static int swap_cpu_map(struct swctx *c, unsigned char *p, size_t avail)
 			f16(p + 4 + 2 * i);
 		f16(p + 2);
 		break;
+	case 1: {	/* mask: nr, long_size, (4 pad if 8), mask[] */
+		uint16_t ls = g16(p + 4);
+
+		nr = g16(p + 2);
+		for (i = 0; i < nr; i++) {
+			if (ls == 4 && 6u + 4u * i + 4 <= avail)
+				f32(p + 6 + 4 * i);
+			else if (ls == 8 && 10u + 8u * i + 8 <= avail)
+				f64(p + 10 + 8 * i);
+		}
+		f16(p + 2);
+		f16(p + 4);
+		break;
+	}
 	case 2:
 		f16(p + 4);
 		f16(p + 6);
@@ -468,6 +482,75 @@ static int swap_record(struct swctx *c, unsigned char *r, size_t size)
 		swap_feature((unsigned)g64(r + 8), r + 16, size - 16);
 		f64(r + 8);
 		break;
+	case 5: case 6:	/* THROTTLE, UNTHROTTLE: time, id, stream_id */
+	case 11:	/* AUX: offset, size, flags */
+		f64(r + 8); f64(r + 16); f64(r + 24);
+		break;
+	case 8: {	/* READ: pid, tid, values by read_format */
+		uint64_t rf = c->read_format, k;
+		uint64_t nv = 1 + !!(rf & 1) + !!(rf & 2) + !!(rf & 4) + !!(rf & 16);
+
+		if (rf & 8)
+			return no(c, "READ record with group read_format", 0);
+		f32(r + 8); f32(r + 12);
+		for (k = 0; k < nv; k++)
+			f64(r + 16 + 8 * k);
+		break;
+	}
+	case 12:	/* ITRACE_START */
+		f32(r + 8); f32(r + 12);
+		break;
+	case 17:	/* KSYMBOL: addr, len, ksym_type, flags, name */
+		f64(r + 8); f32(r + 16); f16(r + 20); f16(r + 22);
+		break;
+	case 18:	/* BPF_EVENT: type, flags, id, tag[8] */
+		f16(r + 8); f16(r + 10); f32(r + 12);
+		break;
+	case 20:	/* TEXT_POKE: addr, old_len, new_len, bytes */
+		f64(r + 8); f16(r + 16); f16(r + 18);
+		break;
+	case 21:	/* AUX_OUTPUT_HW_ID */
+		f64(r + 8);
+		break;
+	case 67:	/* HEADER_BUILD_ID: pid, build id bytes, filename */
+		f32(r + 8);
+		break;
+	case 70:	/* AUXTRACE_INFO: type, reserved, u64 priv[] */
+		f32(r + 8); f32(r + 12);
+		for (i = 16; i + 8 <= size; i += 8)
+			f64(r + i);
+		break;
+	case 71:	/* AUXTRACE: size, offset, reference, idx, tid, cpu, reserved */
+		f64(r + 8); f64(r + 16); f64(r + 24);
+		f32(r + 32); f32(r + 36); f32(r + 40); f32(r + 44);
+		break;
+	case 72: {	/* AUXTRACE_ERROR */
+		uint32_t fmt = g32(r + 28);
+
+		for (i = 8; i < 32; i += 4)
+			f32(r + i);
+		f64(r + 32);
+		if (fmt >= 1)
+			f64(r + 40);
+		if (fmt >= 2) {
+			f32(r + 112); f32(r + 116);
+		}
+		break;
+	}
+	case 75:	/* STAT_CONFIG: nr, nr x {tag, val} */
+		for (i = 8; i + 8 <= size; i += 8)
+			f64(r + i);
+		break;
+	case 76:	/* STAT: id, cpu, thread, val, ena, run */
+		f64(r + 8); f32(r + 16); f32(r + 20); f64(r + 24); f64(r + 32); f64(r + 40);
+		break;
+	case 77:	/* STAT_ROUND */
+		f64(r + 8); f64(r + 16);
+		break;
+	case 79:	/* TIME_CONV: five u64, then bytes */
+		for (i = 8; i < 48 && i + 8 <= size; i += 8)
+			f64(r + i);
+		break;
 	default:
 		return no(c, "record type", type);
 	}
@@ -495,11 +578,11 @@ int pdt_swap_perfdata(const unsigned char *in, size_t len, struct pdt_buf *out,
 		f64(p + 8);
 		for (off = 16; off + 8 <= len;) {
 			size_t size = g16(p + off + 6);
+			uint64_t extra = g32(p + off) == 66 ? (g32(p + off + 8) + 7) & ~7u :
+					 g32(p + off) == 71 ? g64(p + off + 8) : 0;
 
 			if (size < 8 || off + size > len)
 				return no(&c, "bad pipe record size", (unsigned)size);
-			uint32_t extra = g32(p + off) == 66 ?
-					 (g32(p + off + 8) + 7) & ~7u : 0;
 
 			if (swap_record(&c, p + off, size))
 				return -1;
@@ -536,11 +619,13 @@ int pdt_swap_perfdata(const unsigned char *in, size_t len, struct pdt_buf *out,
 		for (off = doff; off < end;) {
 			size_t size = g16(p + off + 6);
 
+			uint64_t extra = g32(p + off) == 71 ? g64(p + off + 8) : 0;
+
 			if (size < 8 || off + size > end)
 				return no(&c, "bad record size", (unsigned)size);
 			if (swap_record(&c, p + off, size))
 				return -1;
-			off += size;
+			off += size + extra;
 		}
 		memcpy(bm, p + 72, sizeof(bm));
 		for (bit = 0; bit < 256; bit++) {
