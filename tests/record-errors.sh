@@ -95,6 +95,11 @@ grep -q "^hw *backend" "$tmp/out" || fail "--list-plugins lacks hw: $(cat "$tmp/
 nm -D "$rec" 2>/dev/null | grep -q "hw_parse_events\|perf_event_open" &&
 	fail "perfring-record links the hw code"
 
+# A second run keeps the first file as FILE.old, as perf record does.
+"$rec" -e cpu-clock -o keep.data -- true 2>/dev/null && cp keep.data first.data &&
+	"$rec" -e cpu-clock -o keep.data -- true 2>/dev/null || fail "keep.data: exit $?"
+cmp -s first.data keep.data.old || fail "the previous keep.data is not keep.data.old"
+
 # How fast a trivial command is recorded (no fixed poll timeout at exit).
 best=999999
 for i in 1 2 3; do

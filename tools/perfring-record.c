@@ -60,7 +60,7 @@ static const GOptionEntry entries[] = {
 	{ "all-cpus", 'a', 0, G_OPTION_ARG_NONE, &opt_all_cpus,
 	  "Every task on every CPU (until Ctrl-C or --duration)", NULL },
 	{ "duration", 0, 0, G_OPTION_ARG_DOUBLE, &opt_duration,
-	  "Stop after SECONDS", "SECONDS" },
+	  "Stop after SECONDS (a command still running is then killed)", "SECONDS" },
 	{ "ring", 0, 0, G_OPTION_ARG_FILENAME, &opt_ring,
 	  "Write a flight-recorder ring file keeping the newest --size bytes "
 	  "(instead of perf.data, unless -o is given too)", "FILE" },
@@ -485,6 +485,15 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	if (r.w) {
 		for (uint32_t i = 0; i < r.nring; i++)
 			perfring_writer_end_source(r.w, r.sources[i], NULL);
+		/* As perf record does: keep the previous file as FILE.old. */
+		if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			char *old = g_strconcat(out, ".old", NULL);
+
+			if (rename(out, old) < 0)
+				tool_error("warning: cannot keep %s as %s: %s", out, old,
+					   strerror(errno));
+			g_free(old);
+		}
 		ret = perfring_writer_close(r.w, &d);
 		r.w = NULL;
 		if (ret < 0) {
