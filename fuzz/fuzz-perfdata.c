@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fuzz target: the perf.data reader (lib/perfdata*.c), file and pipe mode.
+ *
+ * Input: the bytes of a perf.data file, as is.  They are read twice:
+ * from a memfd (seekable: file mode, or pipe-mode data in a regular file)
+ * and, when they fit in a pipe's buffer, from a real pipe (pipe mode;
+ * file-mode data must then be refused with -ESPIPE).  Every record is
+ * read (SAMPLE records are also run through perfring_sample_decode with
+ * the attr the reader resolved), every attr is looked at, and every
+ * feature is loaded and formatted before and after the records.
+ * Checked: no memory error or leak; record sizes are 8..65535 and the
+ * whole record is readable; errors are the documented ones, sticky, with a
+ * NUL-terminated diagnostic; feature_format keeps snprintf semantics.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <perfring/perfring.h>
+
+#include "fuzz.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+static int make_memfd(void)
+{
+#ifdef SYS_memfd_create
+	int fd = (int)syscall(SYS_memfd_create, "fuzz-perfdata", 0);
+
+	if (fd >= 0)
+		return fd;
+#endif
+	{
+		char tmpl[] = "/tmp/fuzz-perfdata-XXXXXX";
+		int fd2 = mkstemp(tmpl);
+
+		if (fd2 >= 0)
+			unlink(tmpl);
+		return fd2;
+	}
+}
+
+static int write_all(int fd, const uint8_t *d, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, d, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		d += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void check_features(struct perfring_perfdata *pd)
+{
+	size_t nf = perfring_perfdata_nr_features(pd);
+
+	for (size_t i = 0; i < nf; i++) {
+		struct perfring_perfdata_feature f;
+		struct perfring_diag diag;
+		char small[16], *big;
+		int err, need;
+
+		memset(&diag, 0, sizeof(diag));
+		err = perfring_perfdata_feature(pd, i, &f, &diag);
+		if (err) {
+			FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
+				    err == -EFBIG);
+			FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+			continue;
+		}
+		if (f.size) {
+			const volatile uint8_t *b = f.data;
+			uint8_t x = 0;
+
+			FUZZ_ASSERT(f.data != NULL);
+			x ^= b[0];
+			x ^= b[f.size - 1];	/* ASan: the whole payload is there */
+			(void)x;
+		}
+		(void)perfring_perfdata_feature_name(f.id);
+		need = perfring_perfdata_feature_format(pd, &f, NULL, 0);
+		if (need < 0) {
+			FUZZ_ASSERT(need == -EINVAL);
+			continue;
+		}
+		big = malloc((size_t)need + 1);
+		FUZZ_ASSERT(big != NULL);
+		FUZZ_ASSERT(perfring_perfdata_feature_format(pd, &f, big, (size_t)need + 1) == need);
+		FUZZ_ASSERT(strlen(big) == (size_t)need);
+		FUZZ_ASSERT(perfring_perfdata_feature_format(pd, &f, small, sizeof(small)) == need);
+		FUZZ_ASSERT(memchr(small, '\0', sizeof(small)) != NULL);
+		FUZZ_ASSERT(strncmp(small, big, sizeof(small) - 1) == 0);
+		free(big);
+	}
+}
+
+static void check_attrs(const struct perfring_perfdata *pd)
+{
+	size_t na = perfring_perfdata_nr_attrs(pd);
+
+	for (size_t i = 0; i < na; i++) {
+		const struct perfring_attr *attr;
+		const uint64_t *ids;
+		const char *name;
+		size_t nr_ids;
+
+		FUZZ_ASSERT(perfring_perfdata_attr(pd, i, &attr, &ids, &nr_ids, &name) == 0);
+		FUZZ_ASSERT(attr != NULL);
+		if (nr_ids) {
+			volatile uint64_t x = ids[0] ^ ids[nr_ids - 1];
+
+			(void)x;
+			(void)perfring_perfdata_attr_by_id(pd, ids[nr_ids - 1]);
+		}
+		if (name)
+			(void)strlen(name);
+	}
+	FUZZ_ASSERT(perfring_perfdata_attr(pd, na, NULL, NULL, NULL, NULL) == -ENOENT);
+}
+
+static void read_all(int fd, int piped, const char *what)
+{
+	PERFRING_PERFDATA_OPTS(opts, .name = what);
+	struct perfring_perfdata *pd = NULL;
+	struct perfring_perfdata_record rec;
+	struct perfring_diag diag;
+	uint64_t count = 0;
+	int err;
+
+	memset(&diag, 0, sizeof(diag));
+	err = perfring_perfdata_open_fd(fd, &opts, &diag, &pd);
+	if (err) {
+		FUZZ_ASSERT(pd == NULL);
+		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
+			    (piped && err == -ESPIPE));
+		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+		return;
+	}
+	FUZZ_ASSERT(perfring_perfdata_header(pd) != NULL);
+	if (piped)
+		FUZZ_ASSERT(perfring_perfdata_is_pipe(pd) == 1);
+	check_attrs(pd);
+	check_features(pd);
+	while ((err = perfring_perfdata_next(pd, &rec, &diag)) == 1) {
+		const volatile uint8_t *b = (const uint8_t *)rec.header;
+		uint16_t sz = rec.header->size;
+		uint8_t x = 0;
+
+		FUZZ_ASSERT(sz >= 8);
+		FUZZ_ASSERT(rec.type == rec.header->type);
+		x ^= b[0];
+		x ^= b[sz - 1];		/* ASan: the whole record is there */
+		(void)x;
+		if (rec.type == 9 && rec.attr) {
+			struct perfring_sample s;
+
+			(void)perfring_sample_decode(rec.attr, rec.header, sz, &s, NULL);
+		}
+		count++;
+	}
+	if (err < 0) {
+		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
+			    err == -ENOTSUP || err == -EFBIG);
+		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+		/* errors are sticky */
+		FUZZ_ASSERT(perfring_perfdata_next(pd, &rec, NULL) == err);
+	} else {
+		/* the end stays the end */
+		FUZZ_ASSERT(perfring_perfdata_next(pd, &rec, NULL) == 0);
+	}
+	{
+		const struct perfring_perfdata_stats *st = perfring_perfdata_get_stats(pd);
+
+		FUZZ_ASSERT(st != NULL && st->total >= count);
+	}
+	check_attrs(pd);
+	check_features(pd);
+	perfring_perfdata_close(pd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd, pfd[2];
+
+	fd = make_memfd();
+	if (fd < 0)
+		abort();
+	if (write_all(fd, data, size) == 0 && lseek(fd, 0, SEEK_SET) == 0)
+		read_all(fd, 0, "memfd");
+	close(fd);
+
+	if (pipe(pfd) < 0)
+		abort();
+	if (size <= 65536 ||
+	    (fcntl(pfd[1], F_SETPIPE_SZ, (int)size) >= 0 &&
+	     (size_t)fcntl(pfd[1], F_GETPIPE_SZ) >= size)) {
+		if (write_all(pfd[1], data, size) == 0) {
+			close(pfd[1]);
+			pfd[1] = -1;
+			read_all(pfd[0], 1, "pipe");
+		}
+	}
+	close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	return 0;
+}

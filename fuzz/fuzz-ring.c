@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fuzz target: the ring reader (and writer) over an arbitrary mapping.
+ *
+ * Input: a 32-byte prefix, then the mapping itself (control page at offset
+ * 0, data area where its data_offset says).
+ *   u64 ctl          bit 0: overwrite ring; bit 1: describe events
+ *                    (else the ring has none); bit 2: write records into
+ *                    the ring between reads; bits 8..15: extra read rounds
+ *   u64 sample_type  of event 0 (id 1); event 1 (id 2) adds IDENTIFIER
+ *   u64 attr flags   of both events (SAMPLE_ID_ALL matters)
+ *   u64 sample_type  of event 1
+ * The ring is wrapped with perfring_ring_wrap over an 8-aligned copy of the
+ * mapping; perfring_reader_check and perfring_reader_next then walk it in
+ * rounds (consuming in between).  Checked: no memory error, every record
+ * returned is 8-aligned in size, within 8..data_size, and no more records
+ * come back in one round than the data area can hold.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <perfring/perfring.h>
+
+#include "fuzz.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+static void problem(const struct perfring_diag *d, void *user)
+{
+	unsigned *n = user;
+
+	FUZZ_ASSERT(d != NULL);
+	FUZZ_ASSERT(memchr(d->msg, '\0', sizeof(d->msg)) != NULL);
+	FUZZ_ASSERT(d->error < 0);
+	(*n)++;
+}
+
+/* Records written into the ring between reading rounds. */
+static void write_some(struct perfring_ring *r, unsigned round)
+{
+	uint64_t rec[4] = { 0 };
+	struct perfring_event_header h = {
+		.type = 3, /* COMM-sized filler: any type is fine for the ring */
+		.misc = 0,
+		.size = (uint16_t)(16 + 8 * (round % 3)),
+	};
+	struct perfring_wr w;
+
+	memcpy(rec, &h, sizeof(h));
+	rec[1] = 0x1122334455667788ull;
+	(void)perfring_ring_write(r, rec);
+	if (perfring_ring_reserve(r, 24, &w) == 0) {
+		perfring_ring_copy(r, &w, 0, rec, 16);
+		perfring_ring_copy(r, &w, 16, &rec[1], 8);
+		if (round & 1)
+			perfring_ring_abort(r, &w);
+		else {
+			/* fix the header size the first copy wrote */
+			struct perfring_event_header h2 = h;
+
+			h2.size = 24;
+			perfring_ring_copy(r, &w, 0, &h2, sizeof(h2));
+			perfring_ring_commit(r, &w);
+		}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data;
+	size_t n = size;
+	uint64_t ctl = fuzz_take(&p, &n, 8);
+	struct perfring_attr attr[2];
+	uint64_t ids[2] = { 1, 2 };
+	struct perfring_event_desc ev[2];
+	struct perfring_diag diag;
+	struct perfring_ring *r = NULL;
+	struct perfring_reader *rd = NULL;
+	struct perfring_reader_stats st;
+	unsigned rounds, problems = 0;
+	uint64_t dsz;
+	void *map;
+	int err;
+
+	memset(attr, 0, sizeof(attr));
+	attr[0].size = PERFRING_ATTR_SIZE_VER8;
+	attr[0].sample_type = fuzz_take(&p, &n, 8);
+	attr[0].flags = fuzz_take(&p, &n, 8);
+	attr[1] = attr[0];
+	attr[1].sample_type = fuzz_take(&p, &n, 8) | PERFRING_SAMPLE_IDENTIFIER;
+	for (int i = 0; i < 2; i++) {
+		ev[i].attr = &attr[i];
+		ev[i].ids = &ids[i];
+		ev[i].nr_ids = 1;
+		ev[i].name = i ? "second" : "first";
+	}
+	rounds = 2 + (unsigned)((ctl >> 8) & 3);
+
+	map = fuzz_dup(p, n);
+	memset(&diag, 0, sizeof(diag));
+	err = perfring_ring_wrap(map, n, (ctl & 1) ? PERFRING_RING_OVERWRITE : 0,
+				 (ctl & 2) ? ev : NULL, (ctl & 2) ? 2 : 0, &diag, &r);
+	if (err) {
+		FUZZ_ASSERT(err < 0 && r == NULL);
+		goto out;
+	}
+	dsz = perfring_ring_data_size(r);
+	FUZZ_ASSERT(dsz >= 8 && dsz <= n);
+	err = perfring_reader_new(r, &rd);
+	if (err)
+		goto out;
+	for (unsigned round = 0; round < rounds; round++) {
+		struct perfring_record rec;
+		uint64_t got = 0;
+		int ret, pr;
+
+		pr = perfring_reader_check(rd, problem, &problems);
+		FUZZ_ASSERT(pr >= 0 || pr == -ENOMEM);
+		while ((ret = perfring_reader_next(rd, &rec)) == 1) {
+			const uint8_t *b = (const uint8_t *)rec.hdr;
+			uint16_t rsz = rec.hdr->size;
+			unsigned sum = 0;
+
+			FUZZ_ASSERT(rsz >= 8 && rsz % 8 == 0 && rsz <= dsz);
+			for (uint16_t i = 0; i < rsz; i++)	/* ASan: all readable */
+				sum += b[i];
+			(void)sum;
+			(void)perfring_ring_attr_for_id(r, rec.hdr->type);
+			got++;
+			FUZZ_ASSERT(got <= dsz / 8);
+		}
+		if (ret < 0) {
+			const struct perfring_diag *d = perfring_reader_diag(rd);
+
+			FUZZ_ASSERT(ret == -EBADMSG || ret == -ENOMEM);
+			FUZZ_ASSERT(d && d->error == ret);
+			/* sticky */
+			FUZZ_ASSERT(perfring_reader_next(rd, &rec) == ret);
+			break;
+		}
+		perfring_reader_consume(rd);
+		if (ctl & 4)
+			write_some(r, round);
+	}
+	perfring_reader_stats(rd, &st);
+	FUZZ_ASSERT(st.bytes >= 8 * st.records);
+out:
+	perfring_reader_free(rd);
+	perfring_ring_close(r);
+	free(map);
+	return 0;
+}
