@@ -76,6 +76,13 @@ expect 1 "too many open files" -- sh -c 'ulimit -n 12 && exec "$@"' sh "$rec" --
 grep -q "ulimit -n" "$tmp/err" || fail "EMFILE: no ulimit hint"
 PERFRING_HW_FAKE_ERRNO=EMFILE expect 1 "(EMFILE)" -- "$rec" -e cpu-clock -o x.data -- true
 
+# A frequency above what the kernel allows.
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 0)
+if [ "$max" -gt 0 ] && [ "$max" -lt 1000000 ]; then
+	expect 2 "is above kernel.perf_event_max_sample_rate ($max)" -- \
+		"$rec" -e cpu-clock -F $((max + 1)) -o x.data -- true
+fi
+
 # A command that cannot run; usage errors.
 expect 1 "cannot run /nonexistent/cmd" -- "$rec" -e cpu-clock -o x.data -- /nonexistent/cmd
 expect 2 "unknown event 'bogus'" -- "$rec" -e bogus -- true

@@ -169,6 +169,7 @@ static void open_error(struct perfring_backend *b, const struct hw_event *e, int
 		       int tid, int err, struct perfring_diag *diag)
 {
 	char where[96] = "";
+	int max_rate = 0;
 
 	if (cpu >= 0 && tid > 0)
 		snprintf(where, sizeof(where), " (CPU %d, task %d)", cpu, tid);
@@ -177,7 +178,14 @@ static void open_error(struct perfring_backend *b, const struct hw_event *e, int
 	else if (tid > 0)
 		snprintf(where, sizeof(where), " (task %d)", tid);
 
-	if (is_unsupported_errno(err, &e->attr)) {
+	if (err == EINVAL && (e->attr.flags & PERFRING_ATTR_FREQ) &&
+	    read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
+	    max_rate > 0 && e->attr.sample_period > (uint64_t)max_rate) {
+		set_diag(diag, -err,
+			 "%s: -F %" PRIu64 " is above kernel.perf_event_max_sample_rate (%d); "
+			 "use a lower -F (or -c PERIOD)",
+			 e->spec.name, e->attr.sample_period, max_rate);
+	} else if (is_unsupported_errno(err, &e->attr)) {
 		if (e->attr.type == PERFRING_TYPE_SOFTWARE)
 			set_diag(diag, -EOPNOTSUPP, "%s: not supported by this kernel (%s)",
 				 e->spec.name, strerror(err));
@@ -207,8 +215,9 @@ static void open_error(struct perfring_backend *b, const struct hw_event *e, int
 	} else if (err == ESRCH) {
 		set_diag(diag, -err, "%s: task %d does not exist (any more)", e->spec.name, tid);
 	} else {
-		set_diag(diag, -err, "%s%s: perf_event_open failed: %s", e->spec.name, where,
-			 strerror(err));
+		/* EINVAL from the kernel is not a usage error of ours. */
+		set_diag(diag, err == EINVAL ? -EOPNOTSUPP : -err,
+			 "%s%s: perf_event_open failed: %s", e->spec.name, where, strerror(err));
 	}
 }
 
@@ -605,8 +614,14 @@ static int open_events(struct perfring_backend *b, bool is_default, struct perfr
 		}
 		break;
 	}
-	open_error(b, &b->ev[be], bc, bt, berr, diag);
-	return diag && diag->error ? diag->error : -berr;
+	{
+		struct perfring_diag local = { 0 };
+		struct perfring_diag *d = diag ? diag : &local;
+
+		d->error = 0;
+		open_error(b, &b->ev[be], bc, bt, berr, d);
+		return d->error ? d->error : -berr;
+	}
 }
 
 static int map_rings(struct perfring_backend *b, struct perfring_diag *diag)
