@@ -21,3 +21,12 @@ tools_perfring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
 	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH):$(HW_PLUGIN_PATH)"'
 tools_perfring_record_CFLAGS = $(TOOL_CFLAGS)
 tools_perfring_record_LDADD = $(TOOL_LDADD)
+
+# perfring-replay, with the JSON-lines codec (tools/json-codec.[ch]) that
+# perfring-dump --json shares.
+bin_PROGRAMS += tools/perfring-replay
+tools_perfring_replay_SOURCES = tools/perfring-replay.c tools/json-codec.c tools/json-codec.h \
+	tools/tool-common.c tools/tool-common.h
+tools_perfring_replay_CPPFLAGS = $(TOOL_CPPFLAGS)
+tools_perfring_replay_CFLAGS = $(TOOL_CFLAGS)
+tools_perfring_replay_LDADD = $(TOOL_LDADD)

@@ -1,0 +1,1040 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * perfring-replay: ring files and perf.data files (file or pipe mode) into
+ * one perf.data, merged by time; or JSON lines (as perfring-dump --json
+ * prints them) into a perf.data or a ring file.
+ *
+ * The kind of each input is told by its magic ("PRFRING" ring descriptor,
+ * "PERFILE2" perf.data in either byte order), never by its name.
+ *
+ * Damaged rings: the library's reader stops at a framing error; replay then
+ * scans forward, 8 bytes at a time, for a plausible record (known kernel
+ * type, sane size, a body its decoder accepts) and carries on from there, so
+ * every record that can be found is written.  Each problem is reported as
+ * "perfring-replay: FILE: offset 0x...: what" and the exit status is 1.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json-codec.h"
+#include "tool-common.h"
+
+#define BATCH 256		/* records per input per turn of the merge */
+#define PREREAD_MAX 4096	/* pipe-mode records read ahead for attrs */
+#define REC_MAX 65536u
+
+static gchar *opt_output;
+static gchar *opt_json_in;
+static gchar *opt_ring;
+static gchar *opt_kmap;
+static gboolean opt_keep_unknown;
+static gboolean opt_json_out;
+static gboolean opt_list_plugins;
+static gboolean opt_version;
+
+static const GOptionEntry entries[] = {
+	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
+	  "Write the perf.data to OUT ('-': pipe mode on standard output)", "OUT" },
+	{ "json-in", 0, 0, G_OPTION_ARG_FILENAME, &opt_json_in,
+	  "Read JSON lines (as perfring-dump --json prints them) from FILE ('-': standard input)",
+	  "FILE" },
+	{ "ring", 0, 0, G_OPTION_ARG_FILENAME, &opt_ring,
+	  "With --json-in: write a ring file instead of a perf.data", "FILE" },
+	{ "keep-unknown", 0, 0, G_OPTION_ARG_NONE, &opt_keep_unknown,
+	  "Keep record types perf 6.1 refuses (default: drop them with a warning)", NULL },
+	{ "kernel-map", 0, 0, G_OPTION_ARG_STRING, &opt_kmap,
+	  "auto: write a [kernel.kallsyms] map (or set exclude_kernel) for events that do "
+	  "not exclude the kernel; exclude: always set exclude_kernel; none: events as they "
+	  "are (default: none for perf.data inputs, auto otherwise)", "auto|exclude|none" },
+	{ "json-out", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_json_out,
+	  "Debug: print the inputs as JSON lines on standard output", NULL },
+	{ "list-plugins", 0, 0, G_OPTION_ARG_NONE, &opt_list_plugins,
+	  "List the plugins found (name, kind, record types, plugin ABI, file) and exit", NULL },
+	{ "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version,
+	  "Show the library version and plugin ABI and exit", NULL },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL },
+};
+
+static struct perfring_registry *reg;
+static unsigned problems;
+
+static void problem(const char *file, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static void problem(const char *file, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+
+	va_start(ap, fmt);
+	m = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	tool_error("%s: offset %#" PRIx64 ": %s", file, offset, m);
+	g_free(m);
+	problems++;
+}
+
+static void log_cb(enum perfring_log_level level, const char *msg, void *user)
+{
+	(void)user;
+	if (level <= PERFRING_LOG_WARN)
+		tool_error("%s%s", level == PERFRING_LOG_ERROR ? "" : "warning: ", msg);
+}
+
+/* ---- events shared by every input ----------------------------------------- */
+
+struct event {
+	struct perfring_attr attr;
+	uint64_t *ids;
+	size_t nr_ids;
+	char *name;
+};
+
+static GPtrArray *events;	/* struct event * */
+
+static bool same_ids(const struct event *e, const uint64_t *ids, size_t n)
+{
+	if (e->nr_ids != n)
+		return false;
+	return !n || !memcmp(e->ids, ids, n * sizeof(*ids));
+}
+
+/*
+ * Add an input's event: an identical event (same attr apart from its size,
+ * same ids) of another input is shared; ids used by a different event are
+ * refused.  Returns 0 or -1 (message printed).
+ */
+static int add_event(const char *file, const struct perfring_attr *attr, const uint64_t *ids,
+		     size_t nr_ids, const char *name)
+{
+	struct perfring_attr a = *attr;
+	struct event *e;
+
+	a.size = 0;
+	for (size_t i = 0; i < events->len; i++) {
+		struct perfring_attr b;
+
+		e = events->pdata[i];
+		b = e->attr;
+		b.size = 0;
+		if (!memcmp(&a, &b, sizeof(a)) && same_ids(e, ids, nr_ids))
+			return 0;
+		for (size_t j = 0; j < nr_ids; j++)
+			for (size_t k = 0; k < e->nr_ids; k++)
+				if (ids[j] == e->ids[k]) {
+					tool_error("%s: event id %" PRIu64 " is used by a different "
+						   "event of another input", file, ids[j]);
+					return -1;
+				}
+	}
+	e = g_new0(struct event, 1);
+	e->attr = *attr;
+	e->ids = g_memdup2(ids, nr_ids * sizeof(*ids) + 1);
+	e->nr_ids = nr_ids;
+	e->name = name ? g_strdup(name) : NULL;
+	g_ptr_array_add(events, e);
+	return 0;
+}
+
+static void event_free(gpointer p)
+{
+	struct event *e = p;
+
+	g_free(e->ids);
+	g_free(e->name);
+	g_free(e);
+}
+
+/* ---- inputs ---------------------------------------------------------------- */
+
+enum input_kind { IN_RING, IN_PERFDATA };
+
+struct pending {
+	unsigned char *rec;
+	uint64_t offset;
+	int attr_idx;
+};
+
+struct input {
+	char *path;
+	enum input_kind kind;
+	int source;
+	bool done;
+	/* ring */
+	struct perfring_ring *ring;
+	struct perfring_reader *rd;
+	const struct perfring_attr **attrs;	/* per ring event */
+	const uint64_t **ids;
+	size_t *nr_ids;
+	size_t nr_events;
+	bool resync;			/* walking on our own after damage */
+	uint64_t pos, head, mask, data_size, data_off;
+	const unsigned char *data;
+	unsigned char *bounce;
+	/* perf.data */
+	struct perfring_perfdata *pd;
+	GQueue pending;			/* struct pending *: read ahead */
+	struct pending *cur;
+};
+
+static int detect(const char *path, enum input_kind *kind)
+{
+	unsigned char m[8];
+	int fd;
+	ssize_t n;
+	struct stat st;
+
+	if (!strcmp(path, "-")) {
+		/* A ring cannot be mapped from a pipe: only perf.data comes here. */
+		if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && pread(0, m, 8, 0) == 8 &&
+		    !memcmp(m, "PRFRING", 8)) {
+			tool_error("-: a ring file cannot be read from standard input; name it");
+			return -1;
+		}
+		*kind = IN_PERFDATA;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tool_error("%s: %s", path, g_strerror(errno));
+		return -1;
+	}
+	n = pread(fd, m, 8, 0);
+	close(fd);
+	if (n == 8 && !memcmp(m, "PRFRING", 8)) {
+		*kind = IN_RING;
+		return 0;
+	}
+	if (n == 8 && (!memcmp(m, "PERFILE2", 8) || !memcmp(m, "2ELIFREP", 8) ||
+		       !memcmp(m, "PERFFILE", 8))) {
+		*kind = IN_PERFDATA;
+		return 0;
+	}
+	tool_error("%s: neither a perfring ring file nor a perf.data file (unknown magic)", path);
+	return -1;
+}
+
+static int input_open(struct input *in)
+{
+	struct perfring_diag diag = { 0 };
+	int ret;
+
+	if (detect(in->path, &in->kind) < 0)
+		return -1;
+	if (in->kind == IN_RING) {
+		ret = perfring_ring_open(in->path, PERFRING_RING_READ, &diag, &in->ring);
+		if (ret < 0)
+			goto diag_fail;
+		ret = perfring_reader_new(in->ring, &in->rd);
+		if (ret < 0) {
+			tool_error("%s: %s", in->path, g_strerror(-ret));
+			return -1;
+		}
+		in->nr_events = perfring_ring_nr_events(in->ring);
+		if (!in->nr_events) {
+			tool_error("%s: the ring describes no event", in->path);
+			return -1;
+		}
+		in->attrs = g_new0(const struct perfring_attr *, in->nr_events);
+		in->ids = g_new0(const uint64_t *, in->nr_events);
+		in->nr_ids = g_new0(size_t, in->nr_events);
+		for (size_t i = 0; i < in->nr_events; i++) {
+			struct perfring_event_desc d;
+
+			perfring_ring_event(in->ring, (uint32_t)i, &d);
+			in->attrs[i] = d.attr;
+			in->ids[i] = d.ids;
+			in->nr_ids[i] = d.nr_ids;
+			if (add_event(in->path, d.attr, d.ids, d.nr_ids, d.name) < 0)
+				return -1;
+		}
+		in->bounce = g_malloc(REC_MAX);
+		/* The reader starts at data_tail: our position follows it. */
+		in->pos = __atomic_load_n(&perfring_ring_header(in->ring)->data_tail,
+					  __ATOMIC_RELAXED);
+		return 0;
+	}
+	ret = perfring_perfdata_open(in->path, NULL, &diag, &in->pd);
+	if (ret < 0)
+		goto diag_fail;
+	g_queue_init(&in->pending);
+	if (perfring_perfdata_is_pipe(in->pd)) {
+		/* Read ahead until the attrs (and their names) are known. */
+		for (int n = 0; n < PREREAD_MAX; n++) {
+			struct perfring_perfdata_record r;
+			struct pending *p;
+
+			ret = perfring_perfdata_next(in->pd, &r, &diag);
+			if (ret <= 0)
+				break;
+			p = g_new0(struct pending, 1);
+			p->rec = g_memdup2(r.header, r.size);
+			p->offset = r.offset;
+			p->attr_idx = r.attr_idx;
+			g_queue_push_tail(&in->pending, p);
+			if (r.type == PERFRING_RECORD_SAMPLE ||
+			    r.type == PERFRING_RECORD_FINISHED_ROUND ||
+			    r.type == PERFRING_RECORD_FINISHED_INIT)
+				break;
+		}
+		/* An error here shows again at the same place when reading on. */
+	}
+	for (size_t i = 0; i < perfring_perfdata_nr_attrs(in->pd); i++) {
+		const struct perfring_attr *a;
+		const uint64_t *ids;
+		size_t nr;
+		const char *name;
+
+		perfring_perfdata_attr(in->pd, i, &a, &ids, &nr, &name);
+		if (add_event(in->path, a, ids, nr, name) < 0)
+			return -1;
+	}
+	if (!perfring_perfdata_nr_attrs(in->pd)) {
+		tool_error("%s: the perf.data describes no event", in->path);
+		return -1;
+	}
+	return 0;
+diag_fail:
+	if (!diag.msg[0])
+		snprintf(diag.msg, sizeof(diag.msg), "%s", g_strerror(-ret));
+	if (!diag.file[0])
+		snprintf(diag.file, sizeof(diag.file), "%s", in->path);
+	tool_error_diag(&diag);
+	return -1;
+}
+
+static void input_close(struct input *in)
+{
+	struct pending *p;
+
+	perfring_reader_free(in->rd);
+	perfring_ring_close(in->ring);
+	g_free(in->attrs);
+	g_free(in->ids);
+	g_free(in->nr_ids);
+	g_free(in->bounce);
+	if (in->cur) {
+		g_free(in->cur->rec);
+		g_free(in->cur);
+	}
+	while ((p = g_queue_pop_head(&in->pending))) {
+		g_free(p->rec);
+		g_free(p);
+	}
+	perfring_perfdata_close(in->pd);
+}
+
+/*
+ * Does the record decode?  The codec for SAMPLE and LOST, the plugin for
+ * types one claims; other types are taken as they are.  On failure the
+ * problem is reported at the record's offset.
+ */
+static bool record_ok(const char *file, uint64_t offset, const struct perfring_attr *attr,
+		      const void *rec, size_t size)
+{
+	const struct perfring_event_header *h = rec;
+	struct perfring_diag d = { 0 };
+	const struct perfring_plugin *p;
+	int ret = 0;
+
+	if (h->type >= 64 || !attr)
+		return true;
+	if (h->type == PERFRING_RECORD_SAMPLE) {
+		struct perfring_sample s;
+
+		ret = perfring_sample_decode(attr, rec, size, &s, &d);
+	} else if (h->type == PERFRING_RECORD_LOST) {
+		ret = perfring_lost_decode(attr, rec, size, NULL, NULL);
+	} else if ((p = perfring_registry_find(reg, h->type))) {
+		union {
+			struct perfring_comm c;
+			struct perfring_mmap2 m;
+			struct perfring_task t;
+			unsigned char other[512];
+		} u;
+
+		ret = perfring_plugin_decode(p, attr, rec, size, &u, sizeof(u), NULL, &d);
+	}
+	if (ret < 0) {
+		const char *name = perfring_record_type_name(h->type);
+
+		problem(file, offset + (d.has_offset ? d.offset : 0), "%s record: %s",
+			name ? name : "unknown", d.msg[0] ? d.msg : g_strerror(-ret));
+		return false;
+	}
+	return true;
+}
+
+static const struct perfring_attr *ring_attr(struct input *in, const void *rec, size_t size)
+{
+	return in->attrs[jc_record_event(in->attrs, in->ids, in->nr_ids, in->nr_events, rec, size)];
+}
+
+/* A plausible record header at ring position pos (8-aligned, in range). */
+static bool plausible(struct input *in, uint64_t pos)
+{
+	struct perfring_event_header h;
+	uint64_t avail = in->head - pos;
+	size_t first;
+
+	memcpy(&h, in->data + (pos & in->mask), sizeof(h));
+	if (h.type == PERFRING_RECORD_PAD || h.type >= PERFRING_RECORD_KERNEL_MAX ||
+	    !perfring_record_type_name(h.type))
+		return false;
+	if (h.size < perfring_record_min_size(h.type) || h.size < 8 || (h.size & 7) ||
+	    h.size > avail)
+		return false;
+	first = h.size;
+	if ((pos & in->mask) + h.size > in->data_size)
+		first = (size_t)(in->data_size - (pos & in->mask));
+	memcpy(in->bounce, in->data + (pos & in->mask), first);
+	memcpy(in->bounce + first, in->data, h.size - first);
+	if (h.type == PERFRING_RECORD_SAMPLE || h.type == PERFRING_RECORD_LOST ||
+	    perfring_registry_find(reg, h.type)) {
+		const struct perfring_attr *a = ring_attr(in, in->bounce, h.size);
+		struct perfring_sample s;
+		struct perfring_diag d;
+		const struct perfring_plugin *p;
+		unsigned char tmp[512];
+
+		if (h.type == PERFRING_RECORD_SAMPLE)
+			return perfring_sample_decode(a, in->bounce, h.size, &s, &d) == 0;
+		if (h.type == PERFRING_RECORD_LOST)
+			return perfring_lost_decode(a, in->bounce, h.size, NULL, NULL) == 0;
+		p = perfring_registry_find(reg, h.type);
+		return perfring_plugin_decode(p, a, in->bounce, h.size, tmp, sizeof(tmp),
+					      NULL, NULL) == 0;
+	}
+	return true;
+}
+
+/* Scan forward from pos + 8 for the next plausible record. */
+static void resync_from(struct input *in, uint64_t bad)
+{
+	for (uint64_t p = bad + 8; p + 8 <= in->head; p += 8)
+		if (plausible(in, p)) {
+			tool_error("%s: offset %#" PRIx64 ": resynchronised after %" PRIu64
+				   " damaged bytes", in->path, in->data_off + (p & in->mask),
+				   p - bad);
+			in->pos = p;
+			return;
+		}
+	if (bad < in->head)
+		tool_error("%s: offset %#" PRIx64 ": no valid record in the %" PRIu64
+			   " bytes after the damage", in->path, in->data_off + (bad & in->mask),
+			   in->head - bad);
+	in->pos = in->head;
+}
+
+static void start_resync(struct input *in, const struct perfring_diag *d, uint64_t next_pos)
+{
+	struct perfring_mmap_page *hdr = perfring_ring_header(in->ring);
+	uint64_t tail, masked;
+
+	problems++;
+	tool_error_diag(d);
+	if (perfring_ring_flags(in->ring) & PERFRING_RING_OVERWRITE)
+		return;		/* no resynchronisation in flight-recorder rings */
+	in->data_size = perfring_ring_data_size(in->ring);
+	in->mask = in->data_size - 1;
+	in->data_off = perfring_ring_data_file_offset(in->ring);
+	in->data = (const unsigned char *)hdr + perfring_ring_page_size(in->ring);
+	in->head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&hdr->data_tail, __ATOMIC_RELAXED);
+	if (in->head - tail > in->data_size || !d->has_offset || d->offset < in->data_off)
+		return;		/* the head itself is damaged: nothing to trust */
+	masked = (d->offset - in->data_off) & in->mask;
+	in->pos = next_pos + ((masked - (next_pos & in->mask)) & in->mask);
+	if (in->pos - tail > in->head - tail)
+		return;
+	in->resync = true;
+	resync_from(in, in->pos);
+}
+
+/* Our own walk after damage: same checks as the library's reader. */
+static int ring_walk_next(struct input *in, const void **rec, size_t *size, uint64_t *offset)
+{
+	while (in->pos < in->head) {
+		struct perfring_event_header h;
+		uint64_t avail = in->head - in->pos, o = in->pos & in->mask;
+		size_t first;
+
+		memcpy(&h, in->data + o, sizeof(h));
+		if (h.size < 8 || (h.size & 7) || h.size > avail) {
+			problem(in->path, in->data_off + o, "record size %u %s at ring position %#"
+				PRIx64, h.size, h.size < 8 ? "below 8" : h.size & 7 ?
+				"is not a multiple of 8" : "runs past the published head", in->pos);
+			resync_from(in, in->pos);
+			continue;
+		}
+		first = h.size;
+		if (o + h.size > in->data_size)
+			first = (size_t)(in->data_size - o);
+		memcpy(in->bounce, in->data + o, first);
+		memcpy(in->bounce + first, in->data, h.size - first);
+		*offset = in->data_off + o;
+		in->pos += h.size;
+		if (h.type == PERFRING_RECORD_PAD)
+			continue;
+		*rec = in->bounce;
+		*size = h.size;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The next record of an input: 1 (rec, size, offset and attr set), 0 at its
+ * end.  Damage is reported (and counted) here; what can be read past it is.
+ */
+static int input_next(struct input *in, const void **rec, size_t *size, uint64_t *offset,
+		      const struct perfring_attr **attr)
+{
+	for (;;) {
+		int ret;
+
+		if (in->done)
+			return 0;
+		if (in->kind == IN_RING) {
+			struct perfring_record r;
+
+			if (in->resync) {
+				ret = ring_walk_next(in, rec, size, offset);
+			} else {
+				ret = perfring_reader_next(in->rd, &r);
+				if (ret == 1) {
+					*rec = r.hdr;
+					*size = r.hdr->size;
+					*offset = r.offset;
+					in->pos = r.pos + r.hdr->size;
+				} else if (ret < 0) {
+					start_resync(in, perfring_reader_diag(in->rd), in->pos);
+					if (in->resync)
+						continue;
+					ret = 0;
+				}
+			}
+			if (ret <= 0) {
+				in->done = true;
+				return 0;
+			}
+			*attr = ring_attr(in, *rec, *size);
+		} else {
+			struct perfring_perfdata_record r;
+			struct perfring_diag d = { 0 };
+			struct pending *p;
+
+			if (in->cur) {
+				g_free(in->cur->rec);
+				g_free(in->cur);
+				in->cur = NULL;
+			}
+			p = g_queue_pop_head(&in->pending);
+			if (p) {
+				in->cur = p;
+				*rec = p->rec;
+				*size = ((const struct perfring_event_header *)p->rec)->size;
+				*offset = p->offset;
+				*attr = NULL;
+				if (p->attr_idx >= 0)
+					perfring_perfdata_attr(in->pd, (size_t)p->attr_idx, attr,
+							       NULL, NULL, NULL);
+			} else {
+				ret = perfring_perfdata_next(in->pd, &r, &d);
+				if (ret < 0) {
+					problems++;
+					tool_error_diag(&d);
+				}
+				if (ret <= 0) {
+					in->done = true;
+					return 0;
+				}
+				*rec = r.header;
+				*size = r.size;
+				*offset = r.offset;
+				*attr = r.attr;
+			}
+		}
+		if (record_ok(in->path, *offset, *attr, *rec, *size))
+			return 1;
+	}
+}
+
+/* ---- ring + perf.data inputs into a perf.data ------------------------------ */
+
+static enum perfring_writer_kmap kmap_for(bool default_auto)
+{
+	if (!opt_kmap)
+		return default_auto ? PERFRING_WRITER_KMAP_AUTO : PERFRING_WRITER_KMAP_NONE;
+	if (!strcmp(opt_kmap, "exclude"))
+		return PERFRING_WRITER_KMAP_EXCLUDE;
+	if (!strcmp(opt_kmap, "none"))
+		return PERFRING_WRITER_KMAP_NONE;
+	return PERFRING_WRITER_KMAP_AUTO;
+}
+
+static int writer_open(int argc, char **argv, bool kmap_auto, struct perfring_writer **w)
+{
+	struct perfring_diag diag = { 0 };
+	PERFRING_WRITER_OPTS(o, .path = opt_output, .keep_unknown = opt_keep_unknown,
+			     .kmap = kmap_for(kmap_auto), .argc = argc,
+			     .argv = (const char *const *)argv);
+	int ret = perfring_writer_open(&o, &diag, w);
+
+	if (ret < 0) {
+		tool_error_diag(&diag);
+		return -1;
+	}
+	return 0;
+}
+
+static int writer_add_events(struct perfring_writer *w)
+{
+	for (size_t i = 0; i < events->len; i++) {
+		struct event *e = events->pdata[i];
+		struct perfring_diag diag = { 0 };
+		int ret = perfring_writer_add_event(w, &e->attr, e->nr_ids ? e->ids : NULL,
+						    (uint32_t)e->nr_ids, e->name, &diag);
+
+		if (ret < 0) {
+			tool_error_diag(&diag);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int writer_put(struct perfring_writer *w, int src, const char *file, uint64_t offset,
+		      const void *rec, size_t size)
+{
+	struct perfring_diag diag = { 0 };
+	int ret = perfring_writer_write(w, src, rec, size, &diag);
+
+	if (ret == -EINVAL) {
+		problem(file, offset, "%s", diag.msg[0] ? diag.msg : "record refused");
+		return 0;
+	}
+	if (ret < 0) {
+		tool_error_diag(&diag);
+		return -1;
+	}
+	return 0;
+}
+
+static int writer_finish(struct perfring_writer *w)
+{
+	struct perfring_diag diag = { 0 };
+	int ret = perfring_writer_close(w, &diag);
+
+	if (ret < 0) {
+		tool_error_diag(&diag);
+		return -1;
+	}
+	return 0;
+}
+
+static int replay_inputs(int nin, char **paths, int argc, char **argv)
+{
+	struct input *in = g_new0(struct input, nin);
+	struct perfring_writer *w = NULL;
+	bool any_ring = false, left;
+	int status = TOOL_EXIT_USAGE;
+
+	for (int i = 0; i < nin; i++) {
+		in[i].path = paths[i];
+		if (input_open(&in[i]) < 0)
+			goto out;
+		any_ring |= in[i].kind == IN_RING;
+	}
+	if (opt_json_out) {
+		GString *line = g_string_new(NULL);
+
+		for (size_t i = 0; i < events->len; i++) {
+			struct event *e = events->pdata[i];
+
+			g_string_truncate(line, 0);
+			jc_encode_attr(line, &e->attr, e->ids, e->nr_ids, e->name);
+			puts(line->str);
+		}
+		for (int i = 0; i < nin; i++) {
+			const void *rec;
+			const struct perfring_attr *attr;
+			size_t size;
+			uint64_t off;
+
+			while (input_next(&in[i], &rec, &size, &off, &attr) == 1) {
+				if (((const struct perfring_event_header *)rec)->type ==
+				    PERFRING_RECORD_HEADER_ATTR)
+					continue;	/* the ATTR lines above */
+				g_string_truncate(line, 0);
+				jc_encode_record(line, reg, attr, rec, size, false, 0);
+				puts(line->str);
+			}
+		}
+		g_string_free(line, TRUE);
+		status = fflush(stdout) == 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
+		goto out;
+	}
+	if (writer_open(argc, argv, any_ring, &w) < 0 || writer_add_events(w) < 0)
+		goto out;
+	for (int i = 0; i < nin; i++)
+		in[i].source = perfring_writer_add_source(w);
+	do {
+		left = false;
+		for (int i = 0; i < nin; i++) {
+			const void *rec;
+			const struct perfring_attr *attr;
+			size_t size;
+			uint64_t off;
+			int n;
+
+			if (in[i].done)
+				continue;
+			for (n = 0; n < BATCH; n++) {
+				if (input_next(&in[i], &rec, &size, &off, &attr) != 1)
+					break;
+				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
+					goto out;
+			}
+			if (in[i].done) {
+				struct perfring_diag diag = { 0 };
+
+				if (perfring_writer_end_source(w, in[i].source, &diag) < 0) {
+					tool_error_diag(&diag);
+					goto out;
+				}
+			} else {
+				left = true;
+			}
+		}
+	} while (left);
+	if (writer_finish(w) < 0) {
+		w = NULL;
+		goto out;
+	}
+	w = NULL;
+	status = TOOL_EXIT_OK;
+out:
+	perfring_writer_abort(w);
+	for (int i = 0; i < nin; i++)
+		input_close(&in[i]);
+	g_free(in);
+	return status;
+}
+
+/* ---- JSON lines in ------------------------------------------------------------ */
+
+static char *read_all(const char *path, size_t *len)
+{
+	GError *err = NULL;
+	char *text = NULL;
+
+	if (strcmp(path, "-")) {
+		if (!g_file_get_contents(path, &text, len, &err)) {
+			tool_error("%s", err->message);
+			g_error_free(err);
+			return NULL;
+		}
+		return text;
+	}
+	{
+		GString *s = g_string_new(NULL);
+		char buf[65536];
+		size_t n;
+
+		while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+			g_string_append_len(s, buf, n);
+		if (ferror(stdin)) {
+			tool_error("-: %s", g_strerror(errno));
+			g_string_free(s, TRUE);
+			return NULL;
+		}
+		*len = s->len;
+		return g_string_free(s, FALSE);
+	}
+}
+
+static int write_ring(const struct jc_decoder *d, const GByteArray *recs, const GArray *offs)
+{
+	size_t nev = jc_decoder_nr_events(d);
+	struct perfring_event_desc *desc = g_new0(struct perfring_event_desc, nev);
+	struct perfring_attr *attrs = g_new0(struct perfring_attr, nev);
+	uint64_t size = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct perfring_ring *r = NULL;
+	int ret, status = TOOL_EXIT_USAGE;
+
+	for (size_t i = 0; i < nev; i++) {
+		const struct jc_event *e = jc_decoder_event(d, i);
+
+		attrs[i] = e->attr;
+		if (!attrs[i].size)
+			attrs[i].size = PERFRING_ATTR_SIZE_VER0;
+		if (attrs[i].size > PERFRING_ATTR_SIZE_VER8) {
+			tool_error("%s: event %zu: a ring holds attrs of at most %u bytes",
+				   opt_json_in, i, PERFRING_ATTR_SIZE_VER8);
+			goto out;
+		}
+		desc[i].attr = &attrs[i];
+		desc[i].ids = e->ids;
+		desc[i].nr_ids = (uint32_t)e->nr_ids;
+		desc[i].name = e->name;
+	}
+	while (size - 8 < recs->len)
+		size *= 2;
+	{
+		PERFRING_RING_OPTS(o, .backing = PERFRING_RING_FILE, .path = opt_ring,
+				   .data_size = size, .flags = PERFRING_RING_TRUNCATE,
+				   .events = desc, .nr_events = (uint32_t)nev);
+
+		if (nev && (attrs[0].flags & PERFRING_ATTR_USE_CLOCKID)) {
+			o.flags |= PERFRING_RING_CLOCKID;
+			o.clockid = attrs[0].clockid;
+		}
+		ret = perfring_ring_create(&o, &r);
+	}
+	if (ret < 0) {
+		tool_error("%s: cannot create the ring: %s", opt_ring, g_strerror(-ret));
+		goto out;
+	}
+	for (size_t off = 0, k = 0; off < recs->len; k++) {
+		const struct perfring_event_header *h = (const void *)(recs->data + off);
+		unsigned char rec[REC_MAX];
+
+		memcpy(rec, h, h->size);
+		ret = perfring_ring_write(r, rec);
+		if (ret < 0) {
+			tool_error("%s: line %u: the ring refuses the record: %s", opt_json_in,
+				   g_array_index(offs, unsigned, k), g_strerror(-ret));
+			problems++;
+		}
+		off += h->size;
+	}
+	status = TOOL_EXIT_OK;
+out:
+	perfring_ring_close(r);
+	g_free(desc);
+	g_free(attrs);
+	return status;
+}
+
+static int replay_json(int argc, char **argv)
+{
+	struct jc_decoder *d = jc_decoder_new(reg);
+	struct perfring_writer *w = NULL;
+	unsigned char *buf = g_malloc(REC_MAX);
+	GByteArray *recs = g_byte_array_new();	/* --ring: records */
+	GArray *lines = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	size_t len = 0;
+	char *text = read_all(opt_json_in, &len);
+	int status = TOOL_EXIT_USAGE;
+	bool started = false;
+	unsigned lineno = 0;
+
+	if (!text)
+		goto out;
+	if (!opt_ring && writer_open(argc, argv, true, &w) < 0)
+		goto out;
+	for (size_t pos = 0; pos < len;) {
+		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos, size = 0;
+		char *err = NULL;
+		int kind;
+
+		pos += n + (nl ? 1 : 0);
+		lineno++;
+		kind = jc_decode_line(d, line, n, buf, &size, &err);
+		if (kind < 0) {
+			tool_error("%s: line %u: %s", opt_json_in, lineno, err);
+			g_free(err);
+			problems++;
+			continue;
+		}
+		if (kind == JC_LINE_ATTR && started) {
+			tool_error("%s: line %u: ATTR line after the first record (ignored)",
+				   opt_json_in, lineno);
+			problems++;
+			continue;
+		}
+		if (kind != JC_LINE_RECORD)
+			continue;
+		if (!started) {
+			const struct jc_event *e;
+
+			started = true;
+			for (size_t i = 0; i < jc_decoder_nr_events(d); i++) {
+				e = jc_decoder_event(d, i);
+				if (add_event(opt_json_in, &e->attr, e->ids, e->nr_ids, e->name) < 0)
+					goto out;
+			}
+			if (w && writer_add_events(w) < 0)
+				goto out;
+		}
+		if (w) {
+			char where[64];
+
+			snprintf(where, sizeof(where), "line %u", lineno);
+			/* The writer's message names the record; we name the line. */
+			{
+				struct perfring_diag diag = { 0 };
+				int ret = perfring_writer_write(w, 0, buf, size, &diag);
+
+				if (ret == -EINVAL) {
+					tool_error("%s: %s: %s", opt_json_in, where, diag.msg);
+					problems++;
+				} else if (ret < 0) {
+					tool_error_diag(&diag);
+					goto out;
+				}
+			}
+		} else {
+			g_byte_array_append(recs, buf, (guint)size);
+			g_array_append_val(lines, lineno);
+		}
+	}
+	if (!jc_decoder_nr_events(d)) {
+		tool_error("%s: no ATTR line: nothing describes the events", opt_json_in);
+		goto out;
+	}
+	if (!started && w) {
+		for (size_t i = 0; i < jc_decoder_nr_events(d); i++) {
+			const struct jc_event *e = jc_decoder_event(d, i);
+
+			if (add_event(opt_json_in, &e->attr, e->ids, e->nr_ids, e->name) < 0)
+				goto out;
+		}
+		if (writer_add_events(w) < 0)
+			goto out;
+	}
+	if (w) {
+		int ret = writer_finish(w);
+
+		w = NULL;
+		if (ret < 0)
+			goto out;
+		status = TOOL_EXIT_OK;
+	} else {
+		status = write_ring(d, recs, lines);
+	}
+out:
+	perfring_writer_abort(w);
+	jc_decoder_free(d);
+	g_byte_array_free(recs, TRUE);
+	g_array_free(lines, TRUE);
+	g_free(buf);
+	g_free(text);
+	return status;
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	GOptionContext *ctx;
+	GError *err = NULL;
+	char **orig_argv = g_strdupv(argv);
+	int orig_argc = argc;
+	int status;
+
+	tool_init("perfring-replay");
+	ctx = g_option_context_new("[--] RING|PERF.DATA...");
+	g_option_context_set_summary(ctx,
+		"Turn perfring ring files, perf.data files (file or pipe mode) or JSON lines\n"
+		"into a perf.data that perf report and perf script read.  Several inputs are\n"
+		"merged by time.  The kind of an input is told by its contents, not its name.");
+	g_option_context_set_description(ctx,
+		"Examples:\n"
+		"  perfring-replay -o perf.data ring0 ring1\n"
+		"  perfring-replay -o - ring0 | perf report -i -\n"
+		"  perfring-replay -o file.data pipe.data      (pipe mode to file mode)\n"
+		"  perfring-replay --json-in records.json -o perf.data\n"
+		"  perfring-replay --json-in records.json --ring out.ring\n"
+		"\n"
+		"Environment:\n"
+		"  PERFRING_PLUGIN_PATH  colon-separated plugin directories or files, searched first\n"
+		"  PERFRING_NO_DLCLOSE   keep plugins loaded at exit (for ASan and valgrind)\n"
+		"\n"
+		"Exit status: 0 ok, 1 problems found in the input (reported with their offset\n"
+		"or line; everything else is still written), 2 usage error or unreadable input.");
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		tool_error("%s", err->message);
+		g_error_free(err);
+		g_option_context_free(ctx);
+		g_strfreev(orig_argv);
+		return TOOL_EXIT_USAGE;
+	}
+	g_option_context_free(ctx);
+	status = TOOL_EXIT_USAGE;
+	if (opt_version) {
+		tool_print_version();
+		status = TOOL_EXIT_OK;
+		goto out;
+	}
+	if (opt_kmap && strcmp(opt_kmap, "auto") && strcmp(opt_kmap, "exclude") &&
+	    strcmp(opt_kmap, "none")) {
+		tool_error("--kernel-map: expected auto, exclude or none, not \"%s\"", opt_kmap);
+		goto out;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--")) {
+		argv++;
+		argc--;
+	}
+	if (!opt_list_plugins) {
+		if (opt_json_in) {
+			if (argc > 1 || opt_json_out) {
+				tool_error("--json-in takes no other input");
+				goto out;
+			}
+			if (!!opt_output == !!opt_ring) {
+				tool_error("--json-in needs either -o OUT or --ring FILE");
+				goto out;
+			}
+		} else {
+			if (opt_ring) {
+				tool_error("--ring goes with --json-in");
+				goto out;
+			}
+			if (argc < 2) {
+				tool_error("no input (try --help)");
+				goto out;
+			}
+			if (!opt_output && !opt_json_out) {
+				tool_error("no output: -o OUT is needed (try --help)");
+				goto out;
+			}
+		}
+	}
+	perfring_set_log(log_cb, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (tool_load_plugins(&reg) < 0)
+		goto out;
+	if (opt_list_plugins) {
+		tool_list_plugins(reg);
+		status = TOOL_EXIT_OK;
+		goto out;
+	}
+	events = g_ptr_array_new_with_free_func(event_free);
+	if (opt_json_in)
+		status = replay_json(orig_argc, orig_argv);
+	else
+		status = replay_inputs(argc - 1, argv + 1, orig_argc, orig_argv);
+	if (status == TOOL_EXIT_OK && problems)
+		status = TOOL_EXIT_PROBLEMS;
+out:
+	if (events)
+		g_ptr_array_free(events, TRUE);
+	perfring_registry_free(reg);
+	g_strfreev(orig_argv);
+	g_free(opt_output);
+	g_free(opt_json_in);
+	g_free(opt_ring);
+	g_free(opt_kmap);
+	return status;
+}
