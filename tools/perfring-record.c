@@ -294,7 +294,7 @@ static char *command_string(void)
 		return g_strjoinv(" ", opt_cmd);
 	if (opt_pid > 0)
 		return g_strdup_printf("process id '%d'", opt_pid);
-	return g_strdup("system wide");
+	return g_strdup("'system wide'");
 }
 
 static int do_stat(const struct perfring_backend_ops *ops, struct perfring_backend *b, int sfd)
