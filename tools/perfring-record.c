@@ -90,6 +90,7 @@ struct rec {
 	uint64_t samples;
 	uint64_t records;
 	uint64_t ring_dropped;
+	uint64_t rejected;
 	int problems;
 	int write_failed;
 };
@@ -109,6 +110,8 @@ static int parse_size(const char *s, uint64_t *out)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s)
+		return -EINVAL;
+	if (v > (1ull << 40))
 		return -EINVAL;
 	switch (*end) {
 	case 'k': case 'K': v <<= 10; end++; break;
@@ -147,8 +150,11 @@ static void take(struct rec *r, int source, const void *rec, size_t size)
 		int ret = perfring_writer_write(r->w, source, rec, size, &d);
 
 		if (ret < 0) {
-			tool_error_diag(&d);
+			/* A bad record: say it once, count the rest. */
+			if (!r->problems || ret != -EINVAL)
+				tool_error_diag(&d);
 			r->problems = 1;
+			r->rejected++;
 			if (ret != -EINVAL)
 				r->write_failed = 1;
 		}
@@ -173,8 +179,12 @@ static void drain(struct rec *r)
 
 		if (!r->readers[i])
 			continue;
-		while ((ret = perfring_reader_next(r->readers[i], &pr)) == 1)
+		for (unsigned n = 1; (ret = perfring_reader_next(r->readers[i], &pr)) == 1; n++) {
 			take(r, r->sources[i], pr.hdr, pr.hdr->size);
+			/* Give the kernel its space back as we go. */
+			if (n % 1024 == 0)
+				perfring_reader_consume(r->readers[i]);
+		}
 		if (ret < 0) {
 			tool_error_diag(perfring_reader_diag(r->readers[i]));
 			r->problems = 1;
@@ -504,6 +514,10 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	}
 	if (r.problems)
 		exit_code = TOOL_EXIT_PROBLEMS;
+	if (r.rejected > 1)
+		tool_error("%" PRIu64 " records were refused by the perf.data writer", r.rejected);
+	if (r.ring_dropped)
+		tool_error("warning: %" PRIu64 " records did not fit the ring file", r.ring_dropped);
 	if (lost)
 		tool_error("warning: the kernel lost %" PRIu64 " records (rings too small or "
 			   "the reader too slow: try -m with more pages)", lost);
