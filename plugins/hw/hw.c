@@ -1014,8 +1014,11 @@ static int hw_wait(struct perfring_backend *b, int extra_fd, int timeout_ms)
 	}
 	if (extra_i != SIZE_MAX && pfd[extra_i].revents)
 		bits |= PERFRING_BACKEND_WAKE_FD;
-	/* Every ring hung up (e.g. -p threads all gone): nothing more comes. */
-	if (b->nring && b->target > 0) {
+	/*
+	 * Without a pidfd: every ring hung up (the -p threads that own them
+	 * are gone), so nothing more comes.
+	 */
+	if (b->nring && b->target > 0 && b->pidfd < 0) {
 		size_t h = 0;
 
 		for (size_t i = 0; i < b->nring; i++)
