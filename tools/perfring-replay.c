@@ -364,9 +364,16 @@ static bool record_ok(const char *file, uint64_t offset, const struct perfring_a
 	}
 	if (ret < 0) {
 		const char *name = perfring_record_type_name(h->type);
+		size_t nl = name ? strlen(name) : 0;
 
-		problem(file, offset + (d.has_offset ? d.offset : 0), "%s record: %s",
-			name ? name : "unknown", d.msg[0] ? d.msg : g_strerror(-ret));
+		if (!name)
+			name = "unknown";
+		/* The offset is the record's; the message says where inside. */
+		if (nl && !strncmp(d.msg, name, nl) && d.msg[nl] == ':')
+			problem(file, offset, "%s", d.msg);
+		else
+			problem(file, offset, "%s record: %s", name,
+				d.msg[0] ? d.msg : g_strerror(-ret));
 		return false;
 	}
 	return true;
@@ -433,28 +440,44 @@ static void resync_from(struct input *in, uint64_t bad)
 	in->pos = in->head;
 }
 
-static void start_resync(struct input *in, const struct perfring_diag *d, uint64_t next_pos)
+/* Set up our own walk over the data area; false if the head is not sane. */
+static bool walker_init(struct input *in)
 {
 	struct perfring_mmap_page *hdr = perfring_ring_header(in->ring);
-	uint64_t tail, masked;
+	uint64_t tail;
 
-	problems++;
-	tool_error_diag(d);
 	if (perfring_ring_flags(in->ring) & PERFRING_RING_OVERWRITE)
-		return;		/* no resynchronisation in flight-recorder rings */
+		return false;	/* no resynchronisation in flight-recorder rings */
+	if (in->resync)
+		return true;
 	in->data_size = perfring_ring_data_size(in->ring);
 	in->mask = in->data_size - 1;
 	in->data_off = perfring_ring_data_file_offset(in->ring);
 	in->data = (const unsigned char *)hdr + perfring_ring_page_size(in->ring);
 	in->head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
 	tail = __atomic_load_n(&hdr->data_tail, __ATOMIC_RELAXED);
-	if (in->head - tail > in->data_size || !d->has_offset || d->offset < in->data_off)
-		return;		/* the head itself is damaged: nothing to trust */
-	masked = (d->offset - in->data_off) & in->mask;
-	in->pos = next_pos + ((masked - (next_pos & in->mask)) & in->mask);
+	if (in->head - tail > in->data_size)
+		return false;	/* the head itself is damaged: nothing to trust */
 	if (in->pos - tail > in->head - tail)
-		return;
+		return false;
 	in->resync = true;
+	return true;
+}
+
+/* The library's reader stopped at a framing error. */
+static void start_resync(struct input *in, const struct perfring_diag *d)
+{
+	uint64_t masked, next = in->pos;
+
+	problems++;
+	tool_error_diag(d);
+	if (!d->has_offset || !walker_init(in) || d->offset < in->data_off)
+		return;
+	/* The reader skips pads on its own: find where it stopped. */
+	masked = (d->offset - in->data_off) & in->mask;
+	in->pos = next + ((masked - (next & in->mask)) & in->mask);
+	if (in->pos > in->head)
+		in->pos = in->head;
 	resync_from(in, in->pos);
 }
 
@@ -504,9 +527,11 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 			return 0;
 		if (in->kind == IN_RING) {
 			struct perfring_record r;
+			uint64_t rpos = 0;
 
 			if (in->resync) {
 				ret = ring_walk_next(in, rec, size, offset);
+				rpos = in->pos - *size;
 			} else {
 				ret = perfring_reader_next(in->rd, &r);
 				if (ret == 1) {
@@ -514,8 +539,9 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 					*size = r.hdr->size;
 					*offset = r.offset;
 					in->pos = r.pos + r.hdr->size;
+					rpos = r.pos;
 				} else if (ret < 0) {
-					start_resync(in, perfring_reader_diag(in->rd), in->pos);
+					start_resync(in, perfring_reader_diag(in->rd));
 					if (in->resync)
 						continue;
 					ret = 0;
@@ -526,6 +552,16 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 				return 0;
 			}
 			*attr = ring_attr(in, *rec, *size);
+			if (record_ok(in->path, *offset, *attr, *rec, *size))
+				return 1;
+			/*
+			 * A record that does not decode may be a damaged size
+			 * that swallows the records after it: look for them
+			 * from its first byte on.
+			 */
+			if (walker_init(in))
+				resync_from(in, rpos);
+			continue;
 		} else {
 			struct perfring_perfdata_record r;
 			struct perfring_diag d = { 0 };
