@@ -695,26 +695,66 @@ static int read_cmdline(struct perfring_writer *w)
 	return 0;
 }
 
-/* Address of _text (and _etext) from a kallsyms file; 0 if unreadable/hidden. */
+/*
+ * Size of the kernel's text from /proc/iomem: the "Kernel code" resource
+ * spans [__pa(_text), __pa(_etext)), so its size is _etext - _text.  Reading
+ * it costs microseconds where finding _etext in /proc/kallsyms (near the end
+ * of ~100k lines the kernel formats on the fly) costs ~100 ms.  Only root
+ * sees real addresses there; 0 if unavailable.
+ */
+static uint64_t iomem_kernel_code_size(void)
+{
+	FILE *f = fopen("/proc/iomem", "re");
+	char line[256];
+	uint64_t size = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (strstr(line, " : Kernel code") &&
+		    sscanf(line, " %llx-%llx", &lo, &hi) == 2) {
+			if (hi > lo)
+				size = hi - lo + 1;
+			break;
+		}
+	}
+	fclose(f);
+	return size;
+}
+
+/*
+ * Address of _text and _etext from a kallsyms file; 0 if unreadable/hidden.
+ * For the running kernel's /proc/kallsyms, _text is among the first lines
+ * and the text size comes from /proc/iomem when it can, so the scan stops
+ * early.
+ */
 static void read_kallsyms(const char *path, uint64_t *text, uint64_t *etext)
 {
 	FILE *f = fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0;
+	uint64_t code_size = 0;
 
 	*text = *etext = 0;
 	if (!f)
 		return;
+	if (!strcmp(path, "/proc/kallsyms"))
+		code_size = iomem_kernel_code_size();
 	while (getline(&line, &cap, f) > 0 && (!*text || !*etext)) {
 		char type, name[64];
 		unsigned long long addr;
 
 		if (sscanf(line, "%llx %c %63s", &addr, &type, name) != 3)
 			continue;
-		if (!strcmp(name, "_text"))
+		if (!strcmp(name, "_text")) {
 			*text = addr;
-		else if (!strcmp(name, "_etext"))
+			if (addr && code_size)
+				*etext = addr + code_size;
+		} else if (!strcmp(name, "_etext")) {
 			*etext = addr;
+		}
 	}
 	free(line);
 	fclose(f);

@@ -589,7 +589,7 @@ START_TEST(refusals)
 	ck_assert_msg(strstr(d.msg, "too many open files") && strstr(d.msg, "ulimit -n"), "%s",
 		      d.msg);
 	ck_assert_int_eq(open_faked("ENOENT", "instructions", 0, &d, &l), -EOPNOTSUPP);
-	ck_assert_str_eq(d.msg, "instructions: not supported here; try cpu-clock (No such file or directory)");
+	ck_assert_str_eq(d.msg, "instructions: not supported here; try cpu-clock (perf_event_open: No such file or directory)");
 	ck_assert_int_eq(l.n, 0);
 	/* The default event falls back to cpu-clock, and says so... */
 	ck_assert_int_eq(open_faked("ENOENT", NULL, 0, &d, &l), -EOPNOTSUPP);

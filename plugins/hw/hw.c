@@ -187,10 +187,10 @@ static void open_error(struct perfring_backend *b, const struct hw_event *e, int
 			 e->spec.name, e->attr.sample_period, max_rate);
 	} else if (is_unsupported_errno(err, &e->attr)) {
 		if (e->attr.type == PERFRING_TYPE_SOFTWARE)
-			set_diag(diag, -EOPNOTSUPP, "%s: not supported by this kernel (%s)",
+			set_diag(diag, -EOPNOTSUPP, "%s: not supported by this kernel (perf_event_open: %s)",
 				 e->spec.name, strerror(err));
 		else
-			set_diag(diag, -EOPNOTSUPP, "%s: not supported here; try cpu-clock (%s)",
+			set_diag(diag, -EOPNOTSUPP, "%s: not supported here; try cpu-clock (perf_event_open: %s)",
 				 e->spec.name, strerror(err));
 	} else if (err == EACCES || err == EPERM) {
 		int lvl = 2;
@@ -571,7 +571,7 @@ static int open_events(struct perfring_backend *b, bool is_default, struct perfr
 		    is_unsupported_errno(berr, &e->attr)) {
 			/* perf record's fallback: no cycles in this machine (a VM). */
 			note(b, PERFRING_LOG_WARN,
-			     "cycles: not supported here (%s); falling back to cpu-clock",
+			     "cycles: not supported here (perf_event_open: %s); falling back to cpu-clock",
 			     strerror(berr));
 			uint64_t keep = e->attr.flags & (PERFRING_ATTR_EXCLUDE_KERNEL |
 							 PERFRING_ATTR_EXCLUDE_HV);
@@ -597,7 +597,7 @@ static int open_events(struct perfring_backend *b, bool is_default, struct perfr
 			for (size_t i = 0; i < b->nev; i++)
 				if (b->ev[i].spec.leader == l)
 					b->ev[i].supported = 0;
-			note(b, PERFRING_LOG_WARN, "%s: not supported here (%s)", e->spec.name,
+			note(b, PERFRING_LOG_WARN, "%s: not supported here (perf_event_open: %s)", e->spec.name,
 			     strerror(berr));
 			tries--;
 			continue;
