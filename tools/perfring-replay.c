@@ -136,7 +136,9 @@ static int add_event(const char *file, const struct perfring_attr *attr, const u
 	}
 	e = g_new0(struct event, 1);
 	e->attr = *attr;
-	e->ids = g_memdup2(ids, nr_ids * sizeof(*ids) + 1);
+	e->ids = g_new0(uint64_t, nr_ids + 1);
+	if (nr_ids)
+		memcpy(e->ids, ids, nr_ids * sizeof(*ids));
 	e->nr_ids = nr_ids;
 	e->name = name ? g_strdup(name) : NULL;
 	g_ptr_array_add(events, e);
