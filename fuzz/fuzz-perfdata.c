@@ -2,10 +2,12 @@
 /*
  * Fuzz target: the perf.data reader (lib/perfdata*.c), file and pipe mode.
  *
- * Input: the bytes of a perf.data file, as is.  They are read twice:
- * from a memfd (seekable: file mode, or pipe-mode data in a regular file)
- * and, when they fit in a pipe's buffer, from a real pipe (pipe mode;
- * file-mode data must then be refused with -ESPIPE).  Every record is
+ * Input: the bytes of a perf.data file, as is.  They are read three
+ * times: from a memfd (seekable: file mode, or pipe-mode data in a regular
+ * file); when they fit in a pipe's buffer, from a real pipe (pipe mode;
+ * file-mode data must then be refused with -ESPIPE) with short reads of
+ * 1..97 bytes (the last input byte picks the size), as a slow writer
+ * gives; and from the memfd again with short preads.  Every record is
  * read (SAMPLE records are also run through perfring_sample_decode with
  * the attr the reader resolved), every attr is looked at, and every
  * feature is loaded and formatted before and after the records.
@@ -26,6 +28,32 @@
 #include <perfring/perfring.h>
 
 #include "fuzz.h"
+
+/*
+ * Short reads: while short_fd is set, read(2) and pread(2) on it return at
+ * most short_chunk bytes, as a pipe fed by a slow writer does.  These
+ * definitions interpose on the library's calls (it is a shared library);
+ * everything else (libFuzzer, stdio) reads through other entry points.
+ */
+static int short_fd = -1;
+static size_t short_chunk = 4096;
+
+__attribute__((visibility("default"))) ssize_t read(int fd, void *buf, size_t n);
+__attribute__((visibility("default"))) ssize_t pread(int fd, void *buf, size_t n, off_t off);
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	if (fd == short_fd && n > short_chunk)
+		n = short_chunk;
+	return syscall(SYS_read, fd, buf, n);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	if (fd == short_fd && n > short_chunk)
+		n = short_chunk;
+	return syscall(SYS_pread64, fd, buf, n, off);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -196,16 +224,26 @@ static void read_all(int fd, int piped, const char *what)
 	perfring_perfdata_close(pd);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Read the input from a memfd; short: with short reads. */
+static void from_memfd(const uint8_t *data, size_t size, int short_reads)
 {
-	int fd, pfd[2];
+	int fd = make_memfd();
 
-	fd = make_memfd();
 	if (fd < 0)
 		abort();
-	if (write_all(fd, data, size) == 0 && lseek(fd, 0, SEEK_SET) == 0)
+	if (write_all(fd, data, size) == 0 && lseek(fd, 0, SEEK_SET) == 0) {
+		if (short_reads)
+			short_fd = fd;
 		read_all(fd, 0, "memfd");
+		short_fd = -1;
+	}
 	close(fd);
+}
+
+/* Read the input from a real pipe (when it fits in the pipe's buffer). */
+static void from_pipe(const uint8_t *data, size_t size, int short_reads)
+{
+	int pfd[2];
 
 	if (pipe(pfd) < 0)
 		abort();
@@ -215,11 +253,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (write_all(pfd[1], data, size) == 0) {
 			close(pfd[1]);
 			pfd[1] = -1;
+			if (short_reads)
+				short_fd = pfd[0];
 			read_all(pfd[0], 1, "pipe");
+			short_fd = -1;
 		}
 	}
 	close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* the chunk size of the short reads: 1..97 bytes, from the input */
+	short_chunk = size ? 1 + data[size - 1] % 97u : 1;
+	from_memfd(data, size, 0);
+	from_pipe(data, size, 1);
+	from_memfd(data, size, 1);
 	return 0;
 }

@@ -132,7 +132,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (uint16_t i = 0; i < rsz; i++)	/* ASan: all readable */
 				sum += b[i];
 			(void)sum;
-			(void)perfring_ring_attr_for_id(r, rec.hdr->type);
+			{
+				/* the trailer's last u64 is IDENTIFIER when set */
+				uint64_t id;
+
+				memcpy(&id, b + rsz - 8, 8);
+				FUZZ_ASSERT(perfring_ring_attr_for_id(r, id) != NULL ||
+					    !(ctl & 2));
+			}
 			got++;
 			FUZZ_ASSERT(got <= dsz / 8);
 		}

@@ -3,7 +3,8 @@
  * Writes the seed corpora of the fuzz targets (fuzz/README.md):
  *   gen-seeds FIXTURES_DIR OUT_DIR
  * OUT_DIR/{ring,record,sideband,perfdata}/ must exist.  Inputs:
- *   perfdata  chosen tests/fixtures .data files, whole and truncated
+ *   perfdata  chosen tests/fixtures .data files, whole and truncated, and
+ *             some byte-swapped (big-endian) by tests/pd-testlib.c
  *   record    SAMPLE, LOST and trailer-carrying records of those files,
  *             each after the 56-byte attr prefix of fuzz-record.c
  *   sideband  their COMM/MMAP/MMAP2/FORK/EXIT records after the 24-byte
@@ -20,6 +21,8 @@
 #include <string.h>
 
 #include <perfring/perfring.h>
+
+#include "pd-testlib.h"
 
 static const char *out_dir;
 static unsigned nr_out;
@@ -100,6 +103,27 @@ static void from_fixture(const char *dir, const char *file, int truncate)
 		f = out_open("perfdata", name);
 		fwrite(bytes, 1, size < 200 ? size : 200, f);
 		fclose(f);
+	}
+	{
+		/* the same file as a big-endian perf would have written it */
+		struct pdt_buf sw = { 0 };
+		char why[256];
+
+		if (pdt_swap_perfdata(bytes, size, &sw, why, sizeof(why)) == 0) {
+			snprintf(name, sizeof(name), "%s.swapped", file);
+			f = out_open("perfdata", name);
+			fwrite(sw.p, 1, sw.len, f);
+			fclose(f);
+			if (truncate) {
+				snprintf(name, sizeof(name), "%s.swapped.cut-half", file);
+				f = out_open("perfdata", name);
+				fwrite(sw.p, 1, sw.len / 2, f);
+				fclose(f);
+			}
+		} else {
+			fprintf(stderr, "%s: not swapped: %s\n", file, why);
+		}
+		pdt_free(&sw);
 	}
 	free(bytes);
 
@@ -289,7 +313,7 @@ int main(int argc, char **argv)
 	}
 	out_dir = argv[2];
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
-		from_fixture(argv[1], fixtures[i], i < 6);
+		from_fixture(argv[1], fixtures[i], i < 8);
 	for (size_t i = 0; i < sizeof(ring_seeds) / sizeof(ring_seeds[0]); i++)
 		ring_seed(&ring_seeds[i]);
 	printf("%u seed files written\n", nr_out);
