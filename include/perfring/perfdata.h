@@ -101,7 +101,8 @@ PERFRING_API int perfring_perfdata_is_pipe(const struct perfring_perfdata *pd);
 /* 1 if the data was written on a machine of the other byte order. */
 PERFRING_API int perfring_perfdata_needs_swap(const struct perfring_perfdata *pd);
 
-/* File-mode header facts (zeros in pipe mode except header_size = 16). */
+/* File-mode header facts.  Pipe mode: header_size = 16, features = the bits
+ * of the HEADER_FEATURE records seen so far, everything else 0. */
 struct perfring_perfdata_header {
 	uint64_t header_size;	/* 104, or 72 for the old format, 16 for pipes */
 	uint64_t attr_size;	/* one attr entry in the attr section */
@@ -120,9 +121,11 @@ perfring_perfdata_header(const struct perfring_perfdata *pd);
 PERFRING_API size_t perfring_perfdata_nr_attrs(const struct perfring_perfdata *pd);
 
 /*
- * Borrow attr idx: its attr, its ids and its name (from EVENT_DESC, an
- * EVENT_UPDATE NAME record, or perf 3.x event types; NULL if none was seen
- * yet).  Any out pointer may be NULL.  All pointers stay valid until
+ * Borrow attr idx: its attr, its ids (the attr's id section in file mode,
+ * the HEADER_ATTR record in pipe mode; ids that only ID_INDEX records name
+ * are used to attribute records but not listed) and its name (from
+ * EVENT_DESC, an EVENT_UPDATE NAME record, or perf 3.x event types; NULL if
+ * none was seen yet).  Any out pointer may be NULL.  All pointers stay valid until
  * perfring_perfdata_close(), also while attrs are added and renamed.
  * Returns 0 or -ENOENT if idx is out of range.
  */
