@@ -13,3 +13,9 @@ REPLAY_SH_TESTS = tests/replay-json.sh tests/replay-damage.sh tests/replay-merge
 	tests/replay-usage.sh tests/emulator-perf.sh
 TESTS += tests/check_json $(REPLAY_SH_TESTS)
 EXTRA_DIST += $(REPLAY_SH_TESTS) tests/replay-lib.sh
+
+# Rings that wrap, and flight-recorder rings, for tests/replay-ring.sh.
+check_PROGRAMS += tests/replay-mkring
+tests_replay_mkring_SOURCES = tests/replay-mkring.c
+tests_replay_mkring_LDADD = lib/libperfring.la
+REPLAY_SH_TESTS += tests/replay-ring.sh
