@@ -67,6 +67,23 @@ same "pipe -> file -> pipe keeps the records" "$W/c1" "$W/c2"
 [ "$(od -An -t u8 -j 8 -N 8 "$W/pipe.data" | tr -d ' ')" = 16 ] && ok "pipe mode header" ||
 	bad "pipe mode header"
 
+# perf.data on standard input: a pipe, a redirected file; file mode cannot
+# come through a pipe.
+cat "$f" | "$REPLAY" -o "$W/in1.data" --kernel-map=none - 2>"$W/in.err"
+status "pipe-mode perf.data from a pipe" 0 $?
+"$REPLAY" -o "$W/in2.data" --kernel-map=none - <"$f" 2>>"$W/in.err"
+status "pipe-mode perf.data from a redirected file" 0 $?
+"$REPLAY" --json-out "$W/in1.data" | records >"$W/c3"
+"$REPLAY" --json-out "$W/in2.data" | records >"$W/c4"
+same "from a pipe: the same records" "$W/c1" "$W/c3"
+same "from a redirected file: the same records" "$W/c1" "$W/c4"
+"$REPLAY" -o "$W/in3.data" - <"$W/file.data" 2>>"$W/in.err"
+status "file-mode perf.data from a redirected file" 0 $?
+cat "$W/file.data" | "$REPLAY" -o "$W/in4.data" - 2>"$W/in4.err"
+status "file-mode perf.data from a pipe" 2 $?
+has "file mode from a pipe: said" "$W/in4.err" "^perfring-replay: -: "
+empty "stdin: no other message" "$W/in.err"
+
 # A ring: JSON -> ring -> JSON, everything identical (the ring keeps attr.size).
 "$EMU" "$GUEST" "$W/g.ring" || exit 1
 "$REPLAY" --json-out "$W/g.ring" >"$W/r1.json"
