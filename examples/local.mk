@@ -12,3 +12,4 @@ examples_emulator_emulator_LDADD = lib/libperfring.la
 examples_emulator_guest_SOURCES = examples/emulator/guest.c
 examples_emulator_guest_CFLAGS = -O0 -g
 examples_emulator_guest_LDFLAGS =
+EXTRA_DIST += examples/emulator/README.md
