@@ -34,6 +34,29 @@ sort "$W/ab.json" >"$W/ab.sorted"
 sort "$W/m.json" >"$W/m.sorted"
 same "merge: exactly the inputs' records" "$W/ab.sorted" "$W/m.sorted"
 
+# Two perf record files of the same event: one event with the ids of both.
+F="$top_srcdir/tests/fixtures"
+"$REPLAY" -o "$W/pp.data" "$F/pd-file.data" "$F/pd-zstd.data" 2>"$W/pp.err"
+status "merge two perf.data of one event" 0 $?
+empty "merge perf.data: no message" "$W/pp.err"
+"$REPLAY" --json-out "$W/pp.data" >"$W/pp.json"
+ids=$(sed -n 's/.*"type":"ATTR".*"ids":\[\([0-9,]*\)\].*/\1/p' "$W/pp.json")
+want=$( ("$REPLAY" --json-out "$F/pd-file.data"; "$REPLAY" --json-out "$F/pd-zstd.data") |
+	sed -n 's/.*"type":"ATTR".*"ids":\[\([0-9,]*\)\].*/\1/p' | paste -sd, -)
+[ "$(grep -c '"type":"ATTR"' "$W/pp.json")" -eq 1 ] && [ "$ids" = "$want" ] &&
+	ok "merge perf.data: one event, ids $ids" || bad "merge perf.data: ids '$ids', want '$want'"
+records "$W/pp.json" | sort >"$W/pp.got"
+("$REPLAY" --json-out "$F/pd-file.data"; "$REPLAY" --json-out "$F/pd-zstd.data") | records |
+	sort >"$W/pp.want"
+same "merge perf.data: every record of both" "$W/pp.want" "$W/pp.got"
+if [ -n "$PERF" ] && "$PERF" version >/dev/null 2>&1; then
+	"$PERF" report -i "$W/pp.data" --stdio --sort comm >"$W/pp.rep" 2>"$W/pp.rep.err"
+	empty "merge perf.data: perf report without a warning" "$W/pp.rep.err"
+	s1=$("$PERF" report -i "$F/pd-file.data" --stdio 2>/dev/null | sed -n 's/^# Samples: \([0-9]*\) .*/\1/p')
+	s2=$("$PERF" report -i "$F/pd-zstd.data" --stdio 2>/dev/null | sed -n 's/^# Samples: \([0-9]*\) .*/\1/p')
+	has "merge perf.data: perf counts the samples of both" "$W/pp.rep" "^# Samples: $((s1 + s2)) "
+fi
+
 # Ids of different events.
 "$REPLAY" --json-out "$W/a.ring" | sed 's/"sample_period":100000/"sample_period":5/' >"$W/x.json"
 "$REPLAY" --json-in "$W/x.json" --ring "$W/x.ring" || exit 1

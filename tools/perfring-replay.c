@@ -136,23 +136,25 @@ struct event {
 
 static GPtrArray *events;	/* struct event * */
 
-static bool same_ids(const struct event *e, const uint64_t *ids, size_t n)
+static bool has_id(const struct event *e, uint64_t id)
 {
-	if (e->nr_ids != n)
-		return false;
-	return !n || !memcmp(e->ids, ids, n * sizeof(*ids));
+	for (size_t k = 0; k < e->nr_ids; k++)
+		if (e->ids[k] == id)
+			return true;
+	return false;
 }
 
 /*
- * Add an input's event: an identical event (same attr apart from its size,
- * same ids) of another input is shared; ids used by a different event are
+ * Add an input's event.  An event of another input with the same attr
+ * (apart from attr.size) is the same event: its ids are joined, as perf
+ * joins the ids of one event over CPUs.  Ids used by a different event are
  * refused.  Returns 0 or -1 (message printed).
  */
 static int add_event(const char *file, const struct perfring_attr *attr, const uint64_t *ids,
 		     size_t nr_ids, const char *name)
 {
 	struct perfring_attr a = *attr;
-	struct event *e;
+	struct event *e, *same = NULL;
 
 	a.size = 0;
 	for (size_t i = 0; i < events->len; i++) {
@@ -161,15 +163,25 @@ static int add_event(const char *file, const struct perfring_attr *attr, const u
 		e = events->pdata[i];
 		b = e->attr;
 		b.size = 0;
-		if (!memcmp(&a, &b, sizeof(a)) && same_ids(e, ids, nr_ids))
-			return 0;
+		if (!memcmp(&a, &b, sizeof(a)) && !same) {
+			same = e;
+			continue;
+		}
 		for (size_t j = 0; j < nr_ids; j++)
-			for (size_t k = 0; k < e->nr_ids; k++)
-				if (ids[j] == e->ids[k]) {
-					tool_error("%s: event id %" PRIu64 " is used by a different "
-						   "event of another input", file, ids[j]);
-					return -1;
-				}
+			if (has_id(e, ids[j])) {
+				tool_error("%s: event id %" PRIu64 " is used by a different "
+					   "event of another input", file, ids[j]);
+				return -1;
+			}
+	}
+	if (same) {
+		for (size_t j = 0; j < nr_ids; j++) {
+			if (has_id(same, ids[j]))
+				continue;
+			same->ids = g_renew(uint64_t, same->ids, same->nr_ids + 2);
+			same->ids[same->nr_ids++] = ids[j];
+		}
+		return 0;
 	}
 	e = g_new0(struct event, 1);
 	e->attr = *attr;
