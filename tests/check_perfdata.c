@@ -1658,9 +1658,10 @@ START_TEST(test_zstd_split)
 	zbe.len = ZSTD_compress(zbe.p, zbe.len, be.p + 16 + 144, plain.len, 1);
 	ck_assert(!ZSTD_isError(zbe.len));
 
-	/* 0: file mode, 1: pipe mode, 2: pipe mode, big-endian */
-	for (variant = 0; variant < 3; variant++) {
-		if (variant == 2) {
+	/* 0: file mode, 1: pipe mode, 2: file mode with COMPRESSED2 (newest
+	 * perf: u64 data_size, payload padded to 8), 3: pipe mode, big-endian */
+	for (variant = 0; variant < 4; variant++) {
+		if (variant == 3) {
 			pdt_free(&z);
 			z = zbe;
 			zbe.p = NULL;
@@ -1673,13 +1674,24 @@ START_TEST(test_zstd_split)
 			if (chunk > 60000)
 				chunk = 60000 - (off % 13);
 			n = z.len - off < chunk ? z.len - off : chunk;
+			if (variant == 2) {
+				size_t pad = (8 - n % 8) % 8;
+
+				pdt_u32(&data, 83);
+				pdt_u16(&data, 0);
+				pdt_u16(&data, (uint16_t)(16 + n + pad));
+				pdt_u64(&data, n);
+				pdt_put(&data, z.p + off, n);
+				pdt_put(&data, "\xee\xee\xee\xee\xee\xee\xee", pad);
+				continue;
+			}
 			pdt_u32(&data, PERFRING_RECORD_COMPRESSED);
 			pdt_u16(&data, 0);
 			pdt_u16(&data, (uint16_t)(8 + n));
 			pdt_put(&data, z.p + off, n);
 		}
 		rec_empty(&data, PERFRING_RECORD_FINISHED_ROUND);
-		if (variant == 0) {
+		if (variant == 0 || variant == 2) {
 			pdt_build(&file, 104, 128, 1, attrs, ids, nids, data.p, data.len, NULL, 0);
 		} else {
 			file.len = 0;
@@ -1688,14 +1700,14 @@ START_TEST(test_zstd_split)
 			rec_header_attr(&file, a0, 128, i0, 1);
 			pdt_put(&file, data.p, data.len);
 		}
-		if (variant == 2) {
+		if (variant == 3) {
 			ck_assert_int_eq(pdt_swap_perfdata(file.p, file.len, &be, msg,
 							   sizeof(msg)), 0);
 			file.len = 0;
 			pdt_put(&file, be.p, be.len);
 		}
 		pd = open_mem(file.p, file.len, &fd, &err, &d);
-		ck_assert_int_eq(perfring_perfdata_needs_swap(pd), variant == 2);
+		ck_assert_int_eq(perfring_perfdata_needs_swap(pd), variant == 3);
 		ck_assert_int_eq(err, 0);
 		collect(pd, &run);
 		{
@@ -1715,7 +1727,7 @@ START_TEST(test_zstd_split)
 			ck_assert_uint_eq(got, nsamples);
 			ck_assert_uint_eq(run.st.from_compressed, nsamples);
 			ck_assert_uint_eq(run.st.by_type[9], nsamples);
-			ck_assert_uint_gt(run.st.by_type[PERFRING_RECORD_COMPRESSED], 3);
+			ck_assert_uint_gt(run.st.by_type[variant == 2 ? 83 : PERFRING_RECORD_COMPRESSED], 3);
 		}
 		run_free(&run);
 		close_mem(pd, fd);
