@@ -823,36 +823,6 @@ out:
 
 /* ---- JSON lines in ------------------------------------------------------------ */
 
-static char *read_all(const char *path, size_t *len)
-{
-	GError *err = NULL;
-	char *text = NULL;
-
-	if (strcmp(path, "-")) {
-		if (!g_file_get_contents(path, &text, len, &err)) {
-			tool_error("%s", err->message);
-			g_error_free(err);
-			return NULL;
-		}
-		return text;
-	}
-	{
-		GString *s = g_string_new(NULL);
-		char buf[65536];
-		size_t n;
-
-		while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
-			g_string_append_len(s, buf, n);
-		if (ferror(stdin)) {
-			tool_error("-: %s", g_strerror(errno));
-			g_string_free(s, TRUE);
-			return NULL;
-		}
-		*len = s->len;
-		return g_string_free(s, FALSE);
-	}
-}
-
 static int write_ring(const struct jc_decoder *d, const GByteArray *recs, const GArray *offs)
 {
 	size_t nev = jc_decoder_nr_events(d);
@@ -923,25 +893,31 @@ static int replay_json(int argc, char **argv)
 	unsigned char *buf = g_malloc(REC_MAX);
 	GByteArray *recs = g_byte_array_new();	/* --ring: records */
 	GArray *lines = g_array_new(FALSE, FALSE, sizeof(unsigned));
-	size_t len = 0;
-	char *text = read_all(opt_json_in, &len);
+	bool is_stdin = !strcmp(opt_json_in, "-");
+	FILE *f = is_stdin ? stdin : fopen(opt_json_in, "r");
+	char *text = NULL;
+	size_t cap = 0;
+	ssize_t got;
 	int status = TOOL_EXIT_USAGE;
 	bool started = false;
 	unsigned lineno = 0;
 
-	if (!text)
+	if (!f) {
+		tool_error("%s: %s", opt_json_in, g_strerror(errno));
 		goto out;
+	}
 	if (!opt_ring && writer_open(argc, argv, true, &w) < 0)
 		goto out;
-	for (size_t pos = 0; pos < len;) {
-		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - line) : len - pos, size = 0;
+	/* Line by line: memory stays flat however long the input. */
+	while ((got = getline(&text, &cap, f)) >= 0) {
+		size_t n = (size_t)got, size = 0;
 		char *err = NULL;
 		int kind;
 
-		pos += n + (nl ? 1 : 0);
+		if (n && text[n - 1] == '\n')
+			n--;
 		lineno++;
-		kind = jc_decode_line(d, line, n, buf, &size, &err);
+		kind = jc_decode_line(d, text, n, buf, &size, &err);
 		if (kind < 0) {
 			tool_error("%s: line %u: %s", opt_json_in, lineno, err);
 			g_free(err);
@@ -990,6 +966,10 @@ static int replay_json(int argc, char **argv)
 			g_array_append_val(lines, lineno);
 		}
 	}
+	if (ferror(f)) {
+		tool_error("%s: %s", opt_json_in, g_strerror(errno));
+		goto out;
+	}
 	if (!jc_decoder_nr_events(d)) {
 		tool_error("%s: no ATTR line: nothing describes the events", opt_json_in);
 		goto out;
@@ -1020,7 +1000,9 @@ out:
 	g_byte_array_free(recs, TRUE);
 	g_array_free(lines, TRUE);
 	g_free(buf);
-	g_free(text);
+	free(text);
+	if (f && !is_stdin)
+		fclose(f);
 	return status;
 }
 
