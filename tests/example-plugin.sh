@@ -17,8 +17,19 @@ command -v pkg-config >/dev/null || { echo "example-plugin.sh: no pkg-config"; e
 cfg=$(cd "$top_builddir" && ./config.status --config) || die "config.status --config"
 # (distcheck configures with --srcdir=..: we name the source tree ourselves.)
 cfg=$(printf '%s\n' "$cfg" | sed "s/'--srcdir=[^']*'//g; s/--srcdir=[^ ]*//g")
+# A source tree configured in place (the README's way) refuses a second,
+# out-of-tree configure: build from a clean copy of it then.
+src=$top_srcdir
+if [ -f "$top_srcdir/config.status" ]; then
+	mkdir "$tmp/srctree"
+	(cd "$top_srcdir" && tar --exclude=./.git --exclude='./_build*' -cf - .) |
+		(cd "$tmp/srctree" && tar -xf -) || die "copying the source tree failed"
+	(cd "$tmp/srctree" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s distclean) \
+		>"$tmp/distclean.log" 2>&1 || { tail -20 "$tmp/distclean.log"; die "distclean of the copy failed"; }
+	src=$tmp/srctree
+fi
 mkdir "$tmp/build"
-(cd "$tmp/build" && eval "\"$top_srcdir/configure\" -q $cfg" &&
+(cd "$tmp/build" && eval "\"$src/configure\" -q $cfg" &&
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -j2 DESTDIR="$tmp/root" \
 		install-libLTLIBRARIES install-pluginLTLIBRARIES install-binPROGRAMS \
 		install-perfringincludeHEADERS install-nodist_perfringincludeHEADERS \
