@@ -308,8 +308,12 @@ static int input_open(struct input *in)
 		}
 		in->bounce = g_malloc(REC_MAX);
 		/* The reader starts at data_tail: our position follows it. */
-		in->pos = __atomic_load_n(&perfring_ring_header(in->ring)->data_tail,
-					  __ATOMIC_RELAXED);
+		{
+			struct perfring_ring_stats st;
+
+			perfring_ring_stats(in->ring, &st);
+			in->pos = st.tail;
+		}
 		return 0;
 	}
 	ret = perfring_perfdata_open(in->path, NULL, &diag, &in->pd);
@@ -454,6 +458,7 @@ static bool plausible(struct input *in, uint64_t pos)
 		first = (size_t)(in->data_size - (pos & in->mask));
 	memcpy(in->bounce, in->data + (pos & in->mask), first);
 	memcpy(in->bounce + first, in->data, h.size - first);
+	memcpy(in->bounce + 6, &h.size, 2);
 	if (h.type == PERFRING_RECORD_SAMPLE || h.type == PERFRING_RECORD_LOST ||
 	    perfring_registry_find(reg, h.type)) {
 		const struct perfring_attr *a = ring_attr(in, in->bounce, h.size);
@@ -496,6 +501,7 @@ static void resync_from(struct input *in, uint64_t bad)
 static bool walker_init(struct input *in)
 {
 	struct perfring_mmap_page *hdr = perfring_ring_header(in->ring);
+	struct perfring_ring_stats st;
 	uint64_t tail;
 
 	if (perfring_ring_flags(in->ring) & PERFRING_RING_OVERWRITE)
@@ -506,8 +512,10 @@ static bool walker_init(struct input *in)
 	in->mask = in->data_size - 1;
 	in->data_off = perfring_ring_data_file_offset(in->ring);
 	in->data = (const unsigned char *)hdr + perfring_ring_page_size(in->ring);
-	in->head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
-	tail = __atomic_load_n(&hdr->data_tail, __ATOMIC_RELAXED);
+	/* data_head and data_tail, read by the library (ring.h says why). */
+	perfring_ring_stats(in->ring, &st);
+	in->head = st.published;
+	tail = st.tail;
 	if (in->head - tail > in->data_size)
 		return false;	/* the head itself is damaged: nothing to trust */
 	if (in->pos - tail > in->head - tail)
@@ -555,6 +563,8 @@ static int ring_walk_next(struct input *in, const void **rec, size_t *size, uint
 			first = (size_t)(in->data_size - o);
 		memcpy(in->bounce, in->data + o, first);
 		memcpy(in->bounce + first, in->data, h.size - first);
+		/* Keep the size we checked, whatever the ring holds now. */
+		memcpy(in->bounce + 6, &h.size, 2);
 		*offset = in->data_off + o;
 		in->pos += h.size;
 		if (h.type == PERFRING_RECORD_PAD)
