@@ -88,6 +88,41 @@ poke "$W/d6.ring" 0 'XRFRING'
 status "an unknown magic" 2 $?
 has "d6: unknown magic" "$W/d6.err" "neither a perfring ring file nor a perf.data file"
 
+# Random damage (fixed seeds): never a crash, a hang or a sanitizer report;
+# exit 0 or 1, and with 1 a message with an offset.  (Damage inside a body,
+# an ip say, cannot be seen; a damaged type is an unknown type, dropped
+# with a warning.)
+data=$(($(od -An -t u8 -j 24 -N 8 "$W/g.ring" | tr -d ' ') + 4096))
+used=$(awk '{ s += $2 } END { print s }' "$W/offsets")
+crashes=0
+found=0
+for seed in $(seq 1 30); do
+	cp "$W/g.ring" "$W/r.ring"
+	awk -v seed=$seed -v data=$data -v used=$used 'BEGIN {
+		srand(seed); n = 2 + int(rand() * 10)
+		for (i = 0; i < n; i++) {
+			printf "%d", data + int(rand() * used)
+			for (k = 0; k < 1 + int(rand() * 8); k++) printf " %o", int(rand() * 256)
+			printf "\n"
+		}
+	}' | while read -r off bytes; do
+		esc=$(for b in $bytes; do printf '\\%s' "$b"; done)
+		poke "$W/r.ring" "$off" "$esc"
+	done
+	timeout 60 "$REPLAY" -o "$W/r.data" "$W/r.ring" 2>"$W/r.err"
+	rc=$?
+	# (a damaged type is an unknown type: dropped with a warning, exit 0)
+	[ -s "$W/r.err" ] && found=$((found + 1))
+	if [ $rc -gt 1 ] || grep -Eq 'Sanitizer|runtime error' "$W/r.err" ||
+	   { [ $rc -eq 1 ] && ! grep -q 'offset 0x' "$W/r.err"; }; then
+		crashes=$((crashes + 1))
+		echo "# seed $seed: exit $rc"; sed 's/^/#   /' "$W/r.err" | head -5
+	fi
+done
+[ $crashes -eq 0 ] && ok "30 randomly damaged rings: exit 0 or 1, no crash" ||
+	bad "$crashes randomly damaged rings went wrong"
+[ $found -ge 10 ] && ok "$found of them said something" || bad "only $found said something"
+
 # A pipe-mode perf.data cut in the middle of a record.
 f="$top_srcdir/tests/fixtures/pd-pipe.data"
 size=$(wc -c <"$f")
