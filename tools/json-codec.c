@@ -28,14 +28,6 @@ static inline uint64_t get64(const void *p)
 	return v;
 }
 
-static inline uint16_t get16(const void *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
 static inline void put16(void *p, uint16_t v)
 {
 	memcpy(p, &v, 2);
