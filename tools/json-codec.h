@@ -23,6 +23,12 @@
  *       claimed by a third-party plugin also get that plugin's JSON members
  *       (for reading only: "raw" is what counts on input).
  *   "offset" may appear on a record for information; it is ignored on input.
+ *   On input, missing fields are 0; a field the event's sample_type (or
+ *   read_format, trailer) does not select, or any unknown member, is an
+ *   error; COMM's "exec" sets or clears misc's COMM_EXEC bit.  The event of
+ *   a record is picked by its id ("identifier", else "id"; for other
+ *   records those of "sample_id"), the first ATTR line's when it matches
+ *   none.
  *
  * Numbers: addresses (ip, addr, len, pgoff, callchain entries, branch
  * from/to, register values, phys_addr) are "0x..." strings; every other
