@@ -85,6 +85,15 @@ has "a sample at guest_hot+0" "$W/script" " $hot guest_hot\+0x0 \($guest\)$"
 c=$(grep -c 'cpu-clock:' "$W/script")
 [ "$c" -eq 100 ] && ok "100 samples in perf script" || bad "$c samples in perf script"
 empty "perf script stderr clean" "$W/script.err"
+# every sample: the intended comm, function and binary
+for want in "guest guest_hot 60" "guest guest_cold 30" "guest-child guest_child_work 10"; do
+	set -- $want
+	c=$(grep 'cpu-clock:' "$W/script" |
+		awk -v comm=$1 -v fn=$2 -v dso="($guest)" '$1 == comm && $(NF - 1) ~ "^" fn "\\+" && $NF == dso' |
+		wc -l)
+	[ "$c" -eq "$3" ] && ok "perf script: $3 samples of $1 in $2 of the guest" ||
+		bad "perf script: $c samples of $1 in $2, expected $3"
+done
 
 # Pipe mode, straight into perf.
 "$REPLAY" -o - "$W/guest.ring" 2>"$W/preplay.err" |
