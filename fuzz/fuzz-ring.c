@@ -2,16 +2,22 @@
 /*
  * Fuzz target: the ring reader (and writer) over an arbitrary mapping.
  *
- * Input: a 32-byte prefix, then the mapping itself (control page at offset
- * 0, data area where its data_offset says).
+ * Input: a 32-byte prefix, then either the mapping itself (control page at
+ * offset 0, data area where its data_offset says) or, in file mode, a
+ * whole ring file (descriptor, control page, data) as perfring_ring_create
+ * writes it for a MEMFD or FILE ring.
  *   u64 ctl          bit 0: overwrite ring; bit 1: describe events
  *                    (else the ring has none); bit 2: write records into
- *                    the ring between reads; bits 8..15: extra read rounds
+ *                    the ring between reads; bit 3: file mode (the bytes go
+ *                    to a memfd opened with perfring_ring_open_fd: the
+ *                    descriptor parser; bits 0 and 1 are then the file's
+ *                    business); bit 4: file mode opens for writing too;
+ *                    bits 8..9: extra read rounds
  *   u64 sample_type  of event 0 (id 1); event 1 (id 2) adds IDENTIFIER
  *   u64 attr flags   of both events (SAMPLE_ID_ALL matters)
  *   u64 sample_type  of event 1
  * The ring is wrapped with perfring_ring_wrap over an 8-aligned copy of the
- * mapping; perfring_reader_check and perfring_reader_next then walk it in
+ * mapping (or opened from the memfd); perfring_reader_check and perfring_reader_next then walk it in
  * rounds (consuming in between).  Checked: no memory error, every record
  * returned is 8-aligned in size, within 8..data_size, and no more records
  * come back in one round than the data area can hold.
@@ -20,6 +26,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <perfring/perfring.h>
 
@@ -72,6 +80,34 @@ static void write_some(struct perfring_ring *r, unsigned round)
 	}
 }
 
+/* The ring file in a memfd, opened as a reader (and writer). */
+static int open_file(const uint8_t *p, size_t n, int rw, struct perfring_ring **r)
+{
+	struct perfring_diag diag;
+	int fd, err;
+
+	fd = (int)syscall(SYS_memfd_create, "fuzz-ring", 0);
+	if (fd < 0)
+		abort();
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w <= 0)
+			abort();
+		p += w;
+		n -= (size_t)w;
+	}
+	memset(&diag, 0, sizeof(diag));
+	err = perfring_ring_open_fd(fd, PERFRING_RING_READ | (rw ? PERFRING_RING_WRITE : 0),
+				    &diag, r);
+	close(fd);
+	if (err) {
+		FUZZ_ASSERT(err < 0 && *r == NULL);
+		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+	}
+	return err;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data;
@@ -103,13 +139,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	rounds = 2 + (unsigned)((ctl >> 8) & 3);
 
-	map = fuzz_dup(p, n);
-	memset(&diag, 0, sizeof(diag));
-	err = perfring_ring_wrap(map, n, (ctl & 1) ? PERFRING_RING_OVERWRITE : 0,
-				 (ctl & 2) ? ev : NULL, (ctl & 2) ? 2 : 0, &diag, &r);
-	if (err) {
-		FUZZ_ASSERT(err < 0 && r == NULL);
-		goto out;
+	if (ctl & 8) {
+		map = NULL;
+		if (open_file(p, n, (ctl & 16) != 0, &r))
+			goto out;
+		if (!(ctl & 16))
+			ctl &= ~(uint64_t)4;	/* a reader cannot write */
+		ctl = (ctl & ~(uint64_t)3) |
+		      ((perfring_ring_flags(r) & PERFRING_RING_OVERWRITE) ? 1 : 0) |
+		      (perfring_ring_nr_events(r) ? 2 : 0);
+	} else {
+		map = fuzz_dup(p, n);
+		memset(&diag, 0, sizeof(diag));
+		err = perfring_ring_wrap(map, n, (ctl & 1) ? PERFRING_RING_OVERWRITE : 0,
+					 (ctl & 2) ? ev : NULL, (ctl & 2) ? 2 : 0, &diag, &r);
+		if (err) {
+			FUZZ_ASSERT(err < 0 && r == NULL);
+			goto out;
+		}
 	}
 	dsz = perfring_ring_data_size(r);
 	FUZZ_ASSERT(dsz >= 8 && dsz <= n);

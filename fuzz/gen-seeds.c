@@ -11,7 +11,7 @@
  *             prefix of fuzz-sideband.c
  *   ring      small rings written with the library's own writer (normal
  *             and overwrite, empty, wrapped, with LOST and pad records)
- *             after the 32-byte prefix of fuzz-ring.c
+ *             and MEMFD ring files, after the 32-byte prefix of fuzz-ring.c
  */
 #include "config.h"
 
@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <perfring/perfring.h>
 
@@ -280,6 +282,70 @@ static void ring_seed(const struct ring_seed *rs)
 	free(map);
 }
 
+/* A MEMFD ring written by the library, saved whole (file mode of fuzz-ring). */
+static void ring_file_seed(const char *name, uint32_t flags, unsigned records,
+			   unsigned consume_every, uint64_t ctl)
+{
+	const uint64_t st0 = PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_ID |
+			     PERFRING_SAMPLE_IP;
+	struct perfring_attr attr;
+	uint64_t id = 5;
+	struct perfring_event_desc ev = { &attr, &id, 1, "cpu-clock" };
+	PERFRING_RING_OPTS(o, .backing = PERFRING_RING_MEMFD, .data_size = 4096,
+			   .flags = flags, .events = &ev, .nr_events = 1);
+	struct perfring_ring *r;
+	struct perfring_reader *rd = NULL;
+	struct stat st;
+	unsigned char *buf;
+	FILE *f;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = PERFRING_ATTR_SIZE_VER8;
+	attr.sample_type = st0;
+	attr.flags = PERFRING_ATTR_SAMPLE_ID_ALL;
+	if (perfring_ring_create(&o, &r)) {
+		fprintf(stderr, "ring file seed %s: create failed\n", name);
+		exit(1);
+	}
+	if (!(flags & PERFRING_RING_OVERWRITE) && perfring_reader_new(r, &rd))
+		exit(1);
+	for (unsigned i = 0; i < records; i++) {
+		struct perfring_sample s;
+		unsigned char rec[256];
+
+		memset(&s, 0, sizeof(s));
+		s.ip = 0x400000 + i;
+		s.pid = s.tid = 9;
+		s.time = 2000 + i;
+		s.id = 5;
+		if (perfring_sample_encode(&attr, &s, PERFRING_MISC_USER, rec, sizeof(rec)) < 0)
+			exit(1);
+		(void)perfring_ring_write(r, rec);
+		if (rd && consume_every && i % consume_every == consume_every - 1) {
+			struct perfring_record pr;
+
+			while (perfring_reader_next(rd, &pr) == 1)
+				;
+			perfring_reader_consume(rd);
+		}
+	}
+	fd = perfring_ring_fd(r);
+	if (fd < 0 || fstat(fd, &st) || !(buf = malloc((size_t)st.st_size)) ||
+	    pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
+		exit(1);
+	f = out_open("ring", name);
+	put64(f, ctl);
+	put64(f, 0);
+	put64(f, 0);
+	put64(f, 0);
+	fwrite(buf, 1, (size_t)st.st_size, f);
+	fclose(f);
+	free(buf);
+	perfring_reader_free(rd);
+	perfring_ring_close(r);
+}
+
 static const struct ring_seed ring_seeds[] = {
 	{ "empty", 2, 256, 0, 0, 0 },
 	{ "empty-noevents", 0, 64, 0, 0, 0 },
@@ -316,6 +382,10 @@ int main(int argc, char **argv)
 		from_fixture(argv[1], fixtures[i], i < 8);
 	for (size_t i = 0; i < sizeof(ring_seeds) / sizeof(ring_seeds[0]); i++)
 		ring_seed(&ring_seeds[i]);
+	ring_file_seed("file-few", 0, 6, 0, 8);
+	ring_file_seed("file-wrapped-lost", 0, 300, 50, 8 | 4);
+	ring_file_seed("file-writer", 0, 10, 0, 8 | 16 | 4);
+	ring_file_seed("file-overwrite", PERFRING_RING_OVERWRITE, 300, 0, 8 | 16 | 4);
 	printf("%u seed files written\n", nr_out);
 	return 0;
 }
