@@ -8,7 +8,8 @@ TOOL_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 TOOL_LDADD = lib/libperfring.la $(GLIB_LIBS)
 
 bin_PROGRAMS += tools/perfring-dump
-tools_perfring_dump_SOURCES = tools/perfring-dump.c tools/tool-common.c tools/tool-common.h
+tools_perfring_dump_SOURCES = tools/perfring-dump.c tools/json-codec.c tools/json-codec.h \
+	tools/tool-common.c tools/tool-common.h
 tools_perfring_dump_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_dump_CFLAGS = $(TOOL_CFLAGS)
 tools_perfring_dump_LDADD = $(TOOL_LDADD)

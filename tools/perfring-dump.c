@@ -1,21 +1,78 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfring-dump: decode rings and perf.data files.
+ * perfring-dump: decode perfring ring files, perf.data files and pipe-mode
+ * streams (the input kind is told by its magic, never by its name).
  *
- * This first version lists the plugins it would decode with
- * (--list-plugins); decoding FILE arguments comes next.
+ *   default   one line per record: offset, time, cpu, pid/tid, type, fields
+ *   --json    JSON lines through tools/json-codec (what perfring-replay
+ *             --json-in reads): ATTR lines first, then one line per record
+ *   --stats   "TYPE COUNT" per record type present, in type order, counted
+ *             as perf report -D counts them, then "TOTAL N"
+ *   --check   validate; one line per problem with the offset of its record
+ *   --header  file header, attrs (names, ids) and features
+ *
+ * Exit: 0 ok, 1 problems found (--check), 2 usage error or unreadable or
+ * damaged input (the records before the damage are printed first).
+ *
+ * Hot paths format by hand into one line buffer and write through a 1 MiB
+ * stdout buffer; nothing is allocated per record.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "json-codec.h"
 #include "tool-common.h"
 
 static gboolean opt_version;
 static gboolean opt_list_plugins;
+static gboolean opt_json;
+static gboolean opt_stats;
+static gboolean opt_check;
+static gboolean opt_header;
+static gchar **opt_types;
+static gint opt_pid = -1;
+static gboolean opt_pid_set;
+
+static gboolean parse_pid(const gchar *name, const gchar *value, gpointer data, GError **error)
+{
+	char *end;
+	long v;
+
+	(void)name;
+	(void)data;
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (errno || *end || end == value || v < -1 || v > INT32_MAX) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--pid: not a process id: %s", value);
+		return FALSE;
+	}
+	opt_pid = (gint)v;
+	opt_pid_set = TRUE;
+	return TRUE;
+}
 
 static const GOptionEntry entries[] = {
+	{ "json", 'j', 0, G_OPTION_ARG_NONE, &opt_json,
+	  "One JSON object per line (ATTR lines first), as perfring-replay --json-in reads", NULL },
+	{ "stats", 's', 0, G_OPTION_ARG_NONE, &opt_stats,
+	  "Count records per type as perf report -D does (TYPE COUNT, then TOTAL N)", NULL },
+	{ "check", 'c', 0, G_OPTION_ARG_NONE, &opt_check,
+	  "Validate the stream: print every problem with its offset; exit 1 if any", NULL },
+	{ "header", 'H', 0, G_OPTION_ARG_NONE, &opt_header,
+	  "Print the file header, the attrs (names, ids) and the features", NULL },
+	{ "type", 't', 0, G_OPTION_ARG_STRING_ARRAY, &opt_types,
+	  "Only records of these types (perf names, e.g. SAMPLE,MMAP2; repeatable)", "T[,T]" },
+	{ "pid", 'p', 0, G_OPTION_ARG_CALLBACK, (gpointer)parse_pid,
+	  "Only records of process P (sample pid, body pid or sample_id_all pid)", "P" },
 	{ "list-plugins", 0, 0, G_OPTION_ARG_NONE, &opt_list_plugins,
 	  "List the plugins found (name, kind, record types, plugin ABI, file) and exit", NULL },
 	{ "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version,
@@ -23,23 +80,1511 @@ static const GOptionEntry entries[] = {
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
+static struct perfring_registry *reg;
+
+/* ---- output: one line buffer, hand-rolled number formatting --------------- */
+
+#define LB_SIZE (4 * 65536 + 4096)	/* a 64 KiB record as hex, and more */
+static char lb[LB_SIZE];
+static size_t ll;
+
+static inline void put_c(char c)
+{
+	if (ll < LB_SIZE - 1)
+		lb[ll++] = c;
+}
+
+static inline void put_mem(const char *s, size_t n)
+{
+	if (n > LB_SIZE - 1 - ll)
+		n = LB_SIZE - 1 - ll;
+	memcpy(lb + ll, s, n);
+	ll += n;
+}
+
+static inline void put_s(const char *s)
+{
+	put_mem(s, strlen(s));
+}
+
+static void put_u(uint64_t v)
+{
+	char t[24];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		put_c(t[--n]);
+}
+
+static void put_i(int64_t v)
+{
+	if (v < 0) {
+		put_c('-');
+		put_u((uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u((uint64_t)v);
+	}
+}
+
+static const char hexd[] = "0123456789abcdef";
+
+/* "0x" and at least `width` hex digits */
+static void put_x(uint64_t v, int width)
+{
+	char t[16];
+	int n = 0;
+
+	do {
+		t[n++] = hexd[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n < width)
+		t[n++] = '0';
+	put_c('0');
+	put_c('x');
+	while (n)
+		put_c(t[--n]);
+}
+
+static void put_bytes_hex(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n && ll + 4 < LB_SIZE; i++) {
+		if (i)
+			lb[ll++] = ' ';
+		lb[ll++] = hexd[p[i] >> 4];
+		lb[ll++] = hexd[p[i] & 15];
+	}
+}
+
+static void put_time(uint64_t t)
+{
+	char t9[9];
+	uint64_t ns = t % 1000000000u;
+
+	put_u(t / 1000000000u);
+	put_c('.');
+	for (int i = 8; i >= 0; i--) {
+		t9[i] = (char)('0' + ns % 10);
+		ns /= 10;
+	}
+	put_mem(t9, 9);
+}
+
+static void end_line(void)
+{
+	lb[ll++] = '\n';
+	fwrite(lb, 1, ll, stdout);
+	ll = 0;
+}
+
+/* ---- inputs ----------------------------------------------------------------- */
+
+static uint64_t get64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t get32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint16_t get16(const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+struct item {
+	const unsigned char *rec;
+	size_t size;
+	uint32_t type;
+	uint64_t offset;
+	uint64_t inner;		/* offset in the decompressed stream */
+	bool compressed;
+	int attr_idx;		/* -1: none */
+	const struct perfring_attr *attr;
+	uint64_t extra;
+};
+
+struct dump {
+	const char *path;
+	bool is_ring;
+	int status;
+	/* perf.data */
+	struct perfring_perfdata *pd;
+	/* ring */
+	struct perfring_ring *ring;
+	struct perfring_reader *rd;
+	/* events (ring: from the ring; perf.data: refreshed as attrs come) */
+	size_t nr_events;
+	const struct perfring_attr **attrs;
+	const uint64_t **ids;
+	size_t *nr_ids;
+	const char **names;
+	size_t nr_listed_ids;
+	/* counts */
+	uint64_t by_type[PERFRING_PERFDATA_STATS_TYPES], other, total, bytes;
+	uint64_t lost_records, lost, lost_samples_records, lost_samples;
+	/* --check */
+	uint64_t problems;
+	uint64_t nr_rounds, round_limit, round_max, last_round_max, round_off, prev_round_off;
+	GHashTable *last_time;		/* ring: (tid, cpu) -> time */
+	size_t attrs_checked;
+	bool id_index_seen;
+	/* --json, pipe mode: records read ahead until the attrs are known */
+	size_t attrs_printed;
+	GString *js;
+};
+
+static void refresh_events(struct dump *d)
+{
+	size_t n;
+
+	if (d->is_ring)
+		return;
+	n = perfring_perfdata_nr_attrs(d->pd);
+	if (n == d->nr_events) {
+		/* names may arrive later (pipe mode): refresh them */
+		for (size_t i = 0; i < n; i++)
+			perfring_perfdata_attr(d->pd, i, NULL, NULL, NULL, &d->names[i]);
+		return;
+	}
+	d->attrs = g_renew(const struct perfring_attr *, d->attrs, n);
+	d->ids = g_renew(const uint64_t *, d->ids, n);
+	d->nr_ids = g_renew(size_t, d->nr_ids, n);
+	d->names = g_renew(const char *, d->names, n);
+	d->nr_listed_ids = 0;
+	for (size_t i = 0; i < n; i++) {
+		perfring_perfdata_attr(d->pd, i, &d->attrs[i], &d->ids[i], &d->nr_ids[i],
+				       &d->names[i]);
+		d->nr_listed_ids += d->nr_ids[i];
+	}
+	d->nr_events = n;
+}
+
+static int detect(const char *path, bool *is_ring)
+{
+	unsigned char m[8];
+	struct stat st;
+	int fd;
+	ssize_t n;
+
+	*is_ring = false;
+	if (!strcmp(path, "-")) {
+		if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && pread(0, m, 8, 0) == 8 &&
+		    !memcmp(m, "PRFRING", 8))
+			*is_ring = true;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tool_error("%s: %s", path, g_strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		tool_error("%s: is a directory", path);
+		return -1;
+	}
+	n = pread(fd, m, 8, 0);
+	close(fd);
+	if (n == 8 && !memcmp(m, "PRFRING", 8)) {
+		*is_ring = true;
+		return 0;
+	}
+	if (n == 8 && (!memcmp(m, "PERFILE2", 8) || !memcmp(m, "2ELIFREP", 8) ||
+		       !memcmp(m, "PERFFILE", 8) || !memcmp(m, "ELIFFREP", 8)))
+		return 0;
+	if (n < 0)
+		tool_error("%s: %s", path, g_strerror(errno));
+	else if (n < 8)
+		tool_error("%s: offset 0x%zx: file ends inside the magic: neither a perf.data nor a perfring ring file",
+			   path, (size_t)n);
+	else
+		tool_error("%s: offset 0x0: unknown magic 0x%016" PRIx64
+			   ": neither a perf.data (\"PERFILE2\") nor a perfring ring file (\"PRFRING\")",
+			   path, get64(m));
+	return -1;
+}
+
+static void diag_fallback(struct perfring_diag *diag, const char *path, int ret)
+{
+	if (!diag->msg[0])
+		snprintf(diag->msg, sizeof(diag->msg), "%s", g_strerror(-ret));
+	if (!diag->file[0])
+		snprintf(diag->file, sizeof(diag->file), "%s", path);
+}
+
+static int input_open(struct dump *d)
+{
+	struct perfring_diag diag = { 0 };
+	int ret;
+
+	if (detect(d->path, &d->is_ring) < 0)
+		return -1;
+	if (d->is_ring) {
+		if (!strcmp(d->path, "-"))
+			ret = perfring_ring_open_fd(0, PERFRING_RING_READ, &diag, &d->ring);
+		else
+			ret = perfring_ring_open(d->path, PERFRING_RING_READ, &diag, &d->ring);
+		if (ret < 0)
+			goto fail;
+		ret = perfring_reader_new(d->ring, &d->rd);
+		if (ret < 0) {
+			tool_error("%s: %s", d->path, g_strerror(-ret));
+			return -1;
+		}
+		d->nr_events = perfring_ring_nr_events(d->ring);
+		d->attrs = g_new0(const struct perfring_attr *, d->nr_events + 1);
+		d->ids = g_new0(const uint64_t *, d->nr_events + 1);
+		d->nr_ids = g_new0(size_t, d->nr_events + 1);
+		d->names = g_new0(const char *, d->nr_events + 1);
+		for (size_t i = 0; i < d->nr_events; i++) {
+			struct perfring_event_desc e;
+
+			if (perfring_ring_event(d->ring, (uint32_t)i, &e) < 0)
+				continue;
+			d->attrs[i] = e.attr;
+			d->ids[i] = e.ids;
+			d->nr_ids[i] = e.nr_ids;
+			d->names[i] = e.name && e.name[0] ? e.name : NULL;
+			d->nr_listed_ids += e.nr_ids;
+		}
+		return 0;
+	}
+	ret = perfring_perfdata_open(d->path, NULL, &diag, &d->pd);
+	if (ret < 0)
+		goto fail;
+	refresh_events(d);
+	return 0;
+fail:
+	diag_fallback(&diag, d->path, ret);
+	tool_error_diag(&diag);
+	return -1;
+}
+
+static void input_close(struct dump *d)
+{
+	perfring_reader_free(d->rd);
+	perfring_ring_close(d->ring);
+	perfring_perfdata_close(d->pd);
+	if (d->is_ring || !d->pd) {
+		/* ring: arrays are ours; perf.data arrays too (pointers borrowed) */
+	}
+	g_free(d->attrs);
+	g_free(d->ids);
+	g_free(d->nr_ids);
+	g_free(d->names);
+	if (d->last_time)
+		g_hash_table_destroy(d->last_time);
+	if (d->js)
+		g_string_free(d->js, TRUE);
+}
+
+/*
+ * The next record: 1, 0 at the end, -1 on damage (reported on stderr and
+ * in --check output; the status becomes 2).
+ */
+static void problem(struct dump *d, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+static int input_next(struct dump *d, struct item *it)
+{
+	struct perfring_diag diag = { 0 };
+	int ret;
+
+	if (d->is_ring) {
+		struct perfring_record r;
+
+		ret = perfring_reader_next(d->rd, &r);
+		if (ret == 1) {
+			it->rec = (const unsigned char *)r.hdr;
+			it->size = r.hdr->size;
+			it->type = r.hdr->type;
+			it->offset = r.offset;
+			it->inner = 0;
+			it->compressed = false;
+			it->extra = 0;
+			it->attr_idx = -1;
+			it->attr = NULL;
+			if (d->nr_events) {
+				it->attr_idx = (int)jc_record_event(d->attrs, d->ids, d->nr_ids,
+								    d->nr_events, it->rec, it->size);
+				it->attr = d->attrs[it->attr_idx];
+			}
+			return 1;
+		}
+		if (ret == 0)
+			return 0;
+		diag = *perfring_reader_diag(d->rd);
+	} else {
+		struct perfring_perfdata_record r;
+
+		ret = perfring_perfdata_next(d->pd, &r, &diag);
+		if (ret == 1) {
+			it->rec = (const unsigned char *)r.header;
+			it->size = r.size;
+			it->type = r.type;
+			it->offset = r.offset;
+			it->inner = r.inner_offset;
+			it->compressed = r.flags & PERFRING_PERFDATA_REC_COMPRESSED;
+			it->extra = r.extra_size;
+			it->attr_idx = r.attr_idx;
+			it->attr = r.attr;
+			if (r.type == PERFRING_RECORD_HEADER_ATTR ||
+			    r.type == PERFRING_RECORD_HEADER_FEATURE ||
+			    r.type == PERFRING_RECORD_EVENT_UPDATE ||
+			    r.type == PERFRING_RECORD_HEADER_EVENT_TYPE)
+				refresh_events(d);
+			return 1;
+		}
+		if (ret == 0)
+			return 0;
+	}
+	diag_fallback(&diag, d->path, ret);
+	fflush(stdout);
+	tool_error_diag(&diag);
+	if (opt_check) {
+		char buf[1024];
+
+		/* the damage is a problem too, and the last one */
+		printf("%s\n", perfring_diag_format(&diag, buf, sizeof(buf)));
+		d->problems++;
+	}
+	d->status = TOOL_EXIT_USAGE;
+	return -1;
+}
+
+/* ---- record helpers ---------------------------------------------------------- */
+
+static const char *type_name(uint32_t type, char *buf, size_t len)
+{
+	const char *n = perfring_record_type_name(type);
+
+	if (n)
+		return n;
+	snprintf(buf, len, "TYPE%" PRIu32, type);
+	return buf;
+}
+
+/* The trailer of a kernel-type record, if its attr has one and it fits. */
+static bool trailer(const struct item *it, struct perfring_sample_id *sid)
+{
+	if (!it->attr || it->type >= PERFRING_RECORD_HEADER_ATTR ||
+	    it->type == PERFRING_RECORD_SAMPLE || it->type == PERFRING_RECORD_PAD ||
+	    !(it->attr->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
+		return false;
+	return perfring_sample_id_decode(it->attr->sample_type, it->rec, it->size, sid) == 0;
+}
+
+/* Body pid of the side-band records that have one at offset 8. */
+static bool body_pid(const struct item *it, int32_t *pid)
+{
+	switch (it->type) {
+	case PERFRING_RECORD_MMAP:
+	case PERFRING_RECORD_COMM:
+	case PERFRING_RECORD_EXIT:
+	case PERFRING_RECORD_FORK:
+	case PERFRING_RECORD_READ:
+	case PERFRING_RECORD_MMAP2:
+	case PERFRING_RECORD_ITRACE_START:
+	case PERFRING_RECORD_NAMESPACES:
+		if (it->size < 12)
+			return false;
+		*pid = (int32_t)get32(it->rec + 8);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Sample id of a record as perf finds it (IDENTIFIER first in a SAMPLE, ID
+ * at id_pos; in a trailer counted from the end).  1 if the record has one.
+ */
+static int record_id(const struct perfring_attr *a, const struct item *it, uint64_t *id)
+{
+	uint64_t st;
+	size_t pos;
+
+	if (!a || it->type >= PERFRING_RECORD_HEADER_ATTR || it->type == PERFRING_RECORD_PAD)
+		return 0;
+	st = a->sample_type;
+	if (it->type == PERFRING_RECORD_SAMPLE) {
+		if (st & PERFRING_SAMPLE_IDENTIFIER)
+			pos = 8;
+		else if (st & PERFRING_SAMPLE_ID)
+			pos = 8 + 8 * (!!(st & PERFRING_SAMPLE_IP) + !!(st & PERFRING_SAMPLE_TID) +
+				       !!(st & PERFRING_SAMPLE_TIME) + !!(st & PERFRING_SAMPLE_ADDR));
+		else
+			return 0;
+		if (pos + 8 > it->size)
+			return 0;
+		*id = get64(it->rec + pos);
+		return 1;
+	}
+	if (!(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
+		return 0;
+	if (st & PERFRING_SAMPLE_IDENTIFIER)
+		pos = 8;
+	else if (st & PERFRING_SAMPLE_ID)
+		pos = 8 * (1 + !!(st & PERFRING_SAMPLE_CPU) + !!(st & PERFRING_SAMPLE_STREAM_ID));
+	else
+		return 0;
+	if (it->size < 8 + pos)
+		return 0;
+	*id = get64(it->rec + it->size - pos);
+	return 1;
+}
+
+static bool id_known(const struct dump *d, uint64_t id)
+{
+	if (!d->is_ring)
+		return perfring_perfdata_attr_by_id(d->pd, id) >= 0;
+	for (size_t i = 0; i < d->nr_events; i++)
+		for (size_t j = 0; j < d->nr_ids[i]; j++)
+			if (d->ids[i][j] == id)
+				return true;
+	return false;
+}
+
+/* ---- filters ------------------------------------------------------------------ */
+
+static bool *type_filter;	/* [65536 + 1]: index 65536 = types above */
+
+static int parse_types(void)
+{
+	if (!opt_types)
+		return 0;
+	type_filter = g_new0(bool, 65537);
+	for (gchar **t = opt_types; *t; t++) {
+		gchar **parts = g_strsplit(*t, ",", -1);
+
+		for (gchar **p = parts; *p; p++) {
+			uint32_t type;
+			char *end;
+			unsigned long v;
+
+			if (!**p)
+				continue;
+			if (perfring_record_type_from_name(*p, &type) == 0) {
+				type_filter[type < 65536 ? type : 65536] = true;
+				continue;
+			}
+			v = strtoul(*p, &end, 0);
+			if (*end || end == *p || v > UINT32_MAX) {
+				tool_error("--type: unknown record type \"%s\" (use perf's names: SAMPLE, MMAP2, COMM, ...)",
+					   *p);
+				g_strfreev(parts);
+				return -1;
+			}
+			type_filter[v < 65536 ? v : 65536] = true;
+		}
+		g_strfreev(parts);
+	}
+	return 0;
+}
+
+static bool wanted(const struct item *it)
+{
+	if (type_filter && !type_filter[it->type < 65536 ? it->type : 65536])
+		return false;
+	if (opt_pid_set) {
+		struct perfring_sample_id sid;
+		int32_t pid;
+
+		if (it->type == PERFRING_RECORD_SAMPLE) {
+			uint64_t st;
+			size_t pos = 8;
+
+			if (!it->attr || !((st = it->attr->sample_type) & PERFRING_SAMPLE_TID))
+				return false;
+			pos += 8 * (!!(st & PERFRING_SAMPLE_IDENTIFIER) + !!(st & PERFRING_SAMPLE_IP));
+			return pos + 4 <= it->size && (int32_t)get32(it->rec + pos) == opt_pid;
+		}
+		if (body_pid(it, &pid) && pid == opt_pid)
+			return true;
+		if (trailer(it, &sid) && (it->attr->sample_type & PERFRING_SAMPLE_TID))
+			return (int32_t)sid.pid == opt_pid;
+		return false;
+	}
+	return true;
+}
+
+/* ---- text output ---------------------------------------------------------------- */
+
+static char fmt_buf[65536 * 4];
+
+static void put_sample(const struct dump *d, const struct item *it, const struct perfring_sample *s)
+{
+	uint64_t st = it->attr->sample_type;
+	uint16_t misc = get16(it->rec + 4);
+
+	if (st & PERFRING_SAMPLE_IP) {
+		put_s(" ip ");
+		put_x(s->ip, 1);
+	}
+	if (st & PERFRING_SAMPLE_ADDR) {
+		put_s(" addr ");
+		put_x(s->addr, 1);
+	}
+	if (st & PERFRING_SAMPLE_PERIOD) {
+		put_s(" period ");
+		put_u(s->period);
+	}
+	switch (misc & PERFRING_MISC_CPUMODE_MASK) {
+	case PERFRING_MISC_KERNEL: put_s(" kernel"); break;
+	case PERFRING_MISC_USER: put_s(" user"); break;
+	case PERFRING_MISC_HYPERVISOR: put_s(" hv"); break;
+	case PERFRING_MISC_GUEST_KERNEL: put_s(" guest-kernel"); break;
+	case PERFRING_MISC_GUEST_USER: put_s(" guest-user"); break;
+	default: break;
+	}
+	if (d->nr_events > 1) {
+		put_s(" event ");
+		if (d->names[it->attr_idx])
+			put_s(d->names[it->attr_idx]);
+		else
+			put_u((uint64_t)it->attr_idx);
+	}
+	if (st & PERFRING_SAMPLE_CALLCHAIN) {
+		unsigned shown = 0;
+
+		put_s(" chain ");
+		put_u(s->callchain_nr);
+		put_c(':');
+		for (uint64_t i = 0; i < s->callchain_nr; i++) {
+			uint64_t ip = get64(s->callchain + i);
+
+			if (ip >= PERFRING_CONTEXT_MAX)
+				continue;	/* context marker */
+			if (shown == 4) {
+				put_s(" ...");
+				break;
+			}
+			put_c(' ');
+			put_x(ip, 1);
+			shown++;
+		}
+	}
+	if (st & PERFRING_SAMPLE_READ) {
+		put_s(" read ");
+		put_u(s->nr_read_words);
+		put_s(" words");
+	}
+	if (st & PERFRING_SAMPLE_RAW) {
+		put_s(" raw ");
+		put_u(s->raw_size);
+	}
+	if (st & PERFRING_SAMPLE_BRANCH_STACK) {
+		put_s(" branches ");
+		put_u(s->branch_nr);
+	}
+	if (st & PERFRING_SAMPLE_REGS_USER) {
+		put_s(" regs_user ");
+		put_u(s->regs_user_nr);
+	}
+	if (st & PERFRING_SAMPLE_STACK_USER) {
+		put_s(" stack ");
+		put_u(s->stack_user_dyn_size);
+		put_c('/');
+		put_u(s->stack_user_size);
+	}
+	if (st & (PERFRING_SAMPLE_WEIGHT | PERFRING_SAMPLE_WEIGHT_STRUCT)) {
+		put_s(" weight ");
+		put_u(s->weight);
+	}
+	if (st & PERFRING_SAMPLE_DATA_SRC) {
+		put_s(" data_src ");
+		put_x(s->data_src, 1);
+	}
+	if (st & PERFRING_SAMPLE_PHYS_ADDR) {
+		put_s(" phys_addr ");
+		put_x(s->phys_addr, 1);
+	}
+	if (st & PERFRING_SAMPLE_CGROUP) {
+		put_s(" cgroup ");
+		put_u(s->cgroup);
+	}
+	if (st & PERFRING_SAMPLE_AUX) {
+		put_s(" aux ");
+		put_u(s->aux_size);
+	}
+}
+
+static void put_user_record(const struct item *it)
+{
+	const unsigned char *r = it->rec;
+	size_t n = it->size;
+
+	switch (it->type) {
+	case PERFRING_RECORD_HEADER_ATTR:
+		if (n >= 8 + 16) {
+			put_s(" attr type ");
+			put_u(get32(r + 8));
+			put_s(" size ");
+			put_u(get32(r + 12));
+			put_s(" config ");
+			put_x(get64(r + 16), 1);
+		}
+		return;
+	case PERFRING_RECORD_HEADER_FEATURE:
+		if (n >= 16) {
+			const char *fn = get64(r + 8) < 256 ?
+					 perfring_perfdata_feature_name((uint32_t)get64(r + 8)) : NULL;
+
+			put_s(" feature ");
+			put_u(get64(r + 8));
+			if (fn) {
+				put_c(' ');
+				put_s(fn);
+			}
+			put_c(',');
+			put_c(' ');
+			put_u(n - 16);
+			put_s(" bytes");
+		}
+		return;
+	case PERFRING_RECORD_COMPRESSED:
+		put_c(' ');
+		put_u(n - 8);
+		put_s(" bytes of zstd data");
+		return;
+	case PERFRING_RECORD_HEADER_TRACING_DATA:
+	case PERFRING_RECORD_AUXTRACE:
+		put_c(' ');
+		put_u(it->extra);
+		put_s(" bytes of payload after the record");
+		return;
+	case PERFRING_RECORD_FINISHED_ROUND:
+	case PERFRING_RECORD_FINISHED_INIT:
+		return;
+	default:
+		if (n > 8) {
+			put_s(" raw ");
+			put_bytes_hex(r + 8, n - 8);
+		}
+		return;
+	}
+}
+
+static void text_record(struct dump *d, const struct item *it)
+{
+	struct perfring_sample_id sid;
+	struct perfring_sample s;
+	struct perfring_diag diag;
+	const struct perfring_plugin *p;
+	char tn[32];
+	bool have_sid = false, sample_ok = false;
+	uint64_t st = it->attr ? it->attr->sample_type : 0;
+
+	put_x(it->offset, 8);
+	if (it->compressed) {
+		put_s("+z");
+		put_x(it->inner, 1);
+	}
+	put_c(' ');
+	if (it->type == PERFRING_RECORD_SAMPLE && it->attr) {
+		sample_ok = perfring_sample_decode(it->attr, it->rec, it->size, &s, &diag) == 0;
+		if (sample_ok) {
+			memset(&sid, 0, sizeof(sid));
+			sid.pid = s.pid;
+			sid.tid = s.tid;
+			sid.time = s.time;
+			sid.cpu = s.cpu;
+			have_sid = true;
+		}
+	} else {
+		have_sid = trailer(it, &sid);
+	}
+	if (have_sid && (st & PERFRING_SAMPLE_TIME))
+		put_time(sid.time);
+	else
+		put_c('-');
+	put_c(' ');
+	if (have_sid && (st & PERFRING_SAMPLE_CPU))
+		put_u(sid.cpu);
+	else
+		put_c('-');
+	put_c(' ');
+	if (have_sid && (st & PERFRING_SAMPLE_TID)) {
+		put_i((int32_t)sid.pid);
+		put_c('/');
+		put_i((int32_t)sid.tid);
+	} else {
+		put_c('-');
+	}
+	put_c(' ');
+	put_s(type_name(it->type, tn, sizeof(tn)));
+
+	if (it->type == PERFRING_RECORD_SAMPLE) {
+		if (sample_ok) {
+			put_sample(d, it, &s);
+		} else {
+			put_s(" (does not decode");
+			if (it->attr) {
+				put_s(": ");
+				put_s(diag.msg);
+			}
+			put_s(") raw ");
+			put_bytes_hex(it->rec + 8, it->size - 8);
+		}
+	} else if (it->type == PERFRING_RECORD_LOST && it->size >= 24) {
+		put_s(" id ");
+		put_u(get64(it->rec + 8));
+		put_s(" lost ");
+		put_u(get64(it->rec + 16));
+	} else if (it->type == PERFRING_RECORD_LOST_SAMPLES && it->size >= 16) {
+		put_s(" lost ");
+		put_u(get64(it->rec + 8));
+	} else if (it->type < PERFRING_RECORD_HEADER_ATTR &&
+		   (p = perfring_registry_find(reg, it->type))) {
+		int n = perfring_plugin_format_text(p, it->attr, it->rec, it->size, fmt_buf,
+						    sizeof(fmt_buf));
+
+		if (n >= 0) {
+			put_c(' ');
+			put_s(fmt_buf);
+		} else {
+			put_s(" (malformed) raw ");
+			put_bytes_hex(it->rec + 8, it->size - 8);
+		}
+	} else if (it->type >= PERFRING_RECORD_HEADER_ATTR) {
+		put_user_record(it);
+	} else if (it->size > 8) {
+		size_t body = it->size - 8;
+
+		if (have_sid)
+			body -= perfring_sample_id_size(st);
+		if (body) {
+			put_s(" raw ");
+			put_bytes_hex(it->rec + 8, body);
+		}
+	}
+	end_line();
+}
+
+/* ---- --check -------------------------------------------------------------------- */
+
+static void problem(struct dump *d, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->problems++;
+	printf("%s: offset 0x%" PRIx64 ": ", d->path, offset);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void sample_type_str(uint64_t st, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (unsigned b = 0; b < 64; b++) {
+		const char *name;
+
+		if (!(st & (1ull << b)))
+			continue;
+		name = perfring_sample_bit_name(b);
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "|" : "",
+				      name ? name : "?");
+		if (n >= len)
+			return;
+	}
+}
+
+#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
+
+/*
+ * The body size (header included, trailer excluded) a well-formed record of
+ * this type has, found from its own fields; 0 when the type has no rule.
+ * *is_exact: the record must be exactly body + trailer (fixed layouts).
+ * Returns -1 if a string has no NUL in the record.
+ */
+static long expected_body(const struct item *it, bool *is_exact, size_t *str_off)
+{
+	const unsigned char *r = it->rec;
+	size_t n = it->size, fixed;
+	const unsigned char *nul;
+
+	*is_exact = true;
+	*str_off = 0;
+	switch (it->type) {
+	case PERFRING_RECORD_LOST:
+	case PERFRING_RECORD_BPF_EVENT:
+		return 24;
+	case PERFRING_RECORD_EXIT:
+	case PERFRING_RECORD_FORK:
+	case PERFRING_RECORD_THROTTLE:
+	case PERFRING_RECORD_UNTHROTTLE:
+	case PERFRING_RECORD_AUX:
+		return 32;
+	case PERFRING_RECORD_ITRACE_START:
+	case PERFRING_RECORD_LOST_SAMPLES:
+	case PERFRING_RECORD_SWITCH_CPU_WIDE:
+	case PERFRING_RECORD_AUX_OUTPUT_HW_ID:
+		return 16;
+	case PERFRING_RECORD_SWITCH:
+		return 8;
+	case PERFRING_RECORD_NAMESPACES:
+		if (n < 24 || get64(r + 16) > 4096)
+			return 0;
+		return (long)(24 + 16 * get64(r + 16));
+	case PERFRING_RECORD_TEXT_POKE:
+		if (n < 20)
+			return 0;
+		return (long)ALIGN8(20 + (size_t)get16(r + 16) + get16(r + 18));
+	case PERFRING_RECORD_MMAP: fixed = 40; break;
+	case PERFRING_RECORD_COMM: fixed = 16; break;
+	case PERFRING_RECORD_MMAP2: fixed = 72; break;
+	case PERFRING_RECORD_KSYMBOL: fixed = 24; break;
+	case PERFRING_RECORD_CGROUP: fixed = 16; break;
+	default:
+		return 0;
+	}
+	/* a string, NUL-terminated and zero-padded to 8 */
+	*is_exact = false;
+	*str_off = fixed;
+	if (n <= fixed)
+		return -1;
+	nul = memchr(r + fixed, 0, n - fixed);
+	if (!nul)
+		return -1;
+	return (long)ALIGN8((size_t)(nul - r) + 1);
+}
+
+static bool aligned_type(uint32_t type)
+{
+	/* perf writes these with any size (pipe-mode features, build ids,
+	 * compressed frames, tracing data) */
+	return type != PERFRING_RECORD_HEADER_FEATURE && type != PERFRING_RECORD_HEADER_BUILD_ID &&
+	       type != PERFRING_RECORD_COMPRESSED && type != PERFRING_RECORD_HEADER_TRACING_DATA;
+}
+
+static void check_attrs(struct dump *d, uint64_t offset)
+{
+	for (; d->attrs_checked < d->nr_events; d->attrs_checked++) {
+		size_t i = d->attrs_checked;
+		const struct perfring_attr *a = d->attrs[i], *a0 = d->attrs[0];
+		uint64_t off = offset;
+
+		if (!a)
+			continue;
+		if (!d->is_ring && !perfring_perfdata_is_pipe(d->pd)) {
+			const struct perfring_perfdata_header *h = perfring_perfdata_header(d->pd);
+
+			off = h->attrs_offset + i * h->attr_size;
+		}
+		if ((a->sample_type & PERFRING_SAMPLE_READ) &&
+		    !(a->read_format & PERFRING_FORMAT_ID))
+			problem(d, off, "attr %zu: sample_type READ without read_format ID: perf misreads these samples",
+				i);
+		if (i == 0 || !a0)
+			continue;
+		if ((a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) != (a0->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
+			problem(d, off, "attr %zu: sample_id_all differs from attr 0 (perf: non matching sample_id_all)",
+				i);
+		if (a->read_format != a0->read_format)
+			problem(d, off, "attr %zu: read_format differs from attr 0 (perf: non matching read_format)",
+				i);
+		if (!((a->sample_type & a0->sample_type) & PERFRING_SAMPLE_IDENTIFIER)) {
+			uint64_t s = a->sample_type, s0 = a0->sample_type;
+			int id_pos = (s & PERFRING_SAMPLE_ID) ?
+				     __builtin_popcountll(s & 15) : -1;
+			int id_pos0 = (s0 & PERFRING_SAMPLE_ID) ?
+				      __builtin_popcountll(s0 & 15) : -1;
+			int is_pos = (s & PERFRING_SAMPLE_ID) ?
+				     !!(s & PERFRING_SAMPLE_CPU) + !!(s & PERFRING_SAMPLE_STREAM_ID) : -1;
+			int is_pos0 = (s0 & PERFRING_SAMPLE_ID) ?
+				      !!(s0 & PERFRING_SAMPLE_CPU) + !!(s0 & PERFRING_SAMPLE_STREAM_ID) : -1;
+
+			if (id_pos != id_pos0 || is_pos != is_pos0 || id_pos < 0)
+				problem(d, off, "attr %zu: the sample id is not where attr 0 has it (perf: non matching sample_type)",
+					i);
+		}
+	}
+}
+
+static void check_time(struct dump *d, const struct item *it, uint64_t t)
+{
+	char tn[32];
+
+	if (t == 0 || t == UINT64_MAX)
+		return;		/* perf delivers these at once, unsorted */
+	if (!d->is_ring) {
+		/* perf-abi 5.5: after FINISHED_ROUND k, nothing older than the
+		 * newest record seen before FINISHED_ROUND k-1 */
+		if (t < d->round_limit)
+			problem(d, it->offset,
+				"%s record time %" PRIu64 " is older than %" PRIu64
+				", the newest record before the FINISHED_ROUND at offset 0x%" PRIx64
+				" (perf counts it out of order)",
+				type_name(it->type, tn, sizeof(tn)), t, d->round_limit,
+				d->prev_round_off);
+		if (t > d->round_max)
+			d->round_max = t;
+		return;
+	}
+	{
+		struct perfring_sample_id sid = { 0 };
+		struct perfring_sample s;
+		uint64_t st = it->attr ? it->attr->sample_type : 0;
+		uint64_t key, *last;
+		struct perfring_diag diag;
+
+		/* One ring may hold several producers' records (per-CPU
+		 * kernel rings drained into one file): each task on each CPU
+		 * is in time order. */
+		if (it->type == PERFRING_RECORD_SAMPLE) {
+			if (perfring_sample_decode(it->attr, it->rec, it->size, &s, &diag) < 0)
+				return;
+			sid.tid = s.tid;
+			sid.cpu = s.cpu;
+		} else if (!trailer(it, &sid)) {
+			return;
+		}
+		key = ((uint64_t)((st & PERFRING_SAMPLE_TID) ? sid.tid : 0) << 32) |
+		      ((st & PERFRING_SAMPLE_CPU) ? sid.cpu : 0);
+		if (!d->last_time)
+			d->last_time = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+							     g_free, g_free);
+		last = g_hash_table_lookup(d->last_time, &key);
+		if (last && t < last[0]) {
+			problem(d, it->offset,
+				"%s record time %" PRIu64 " goes back %" PRIu64
+				" ns from the previous record of tid %" PRIu32 " on cpu %" PRIu32
+				" (offset 0x%" PRIx64 ")",
+				type_name(it->type, tn, sizeof(tn)), t, last[0] - t, sid.tid, sid.cpu,
+				last[1]);
+		}
+		if (!last) {
+			uint64_t *k = g_new(uint64_t, 1);
+
+			*k = key;
+			last = g_new(uint64_t, 2);
+			g_hash_table_insert(d->last_time, k, last);
+		}
+		last[0] = t;
+		last[1] = it->offset;
+	}
+}
+
+static void check_record(struct dump *d, const struct item *it)
+{
+	const struct perfring_attr *a = it->attr;
+	char tn[32], where[64] = "";
+	const char *name = type_name(it->type, tn, sizeof(tn));
+	size_t min = perfring_record_min_size(it->type);
+	uint64_t t = 0, id;
+	bool has_time = false;
+
+	if (it->compressed)
+		snprintf(where, sizeof(where), " (at 0x%" PRIx64 " in the decompressed data)",
+			 it->inner);
+	if (d->attrs_checked < d->nr_events)
+		check_attrs(d, it->offset);
+
+	if (it->type == PERFRING_RECORD_PAD)
+		return;
+	if (!perfring_record_type_name(it->type)) {
+		problem(d, it->offset, "unknown record type %" PRIu32 " (%zu bytes)%s: perf 6.1 refuses it",
+			it->type, it->size, where);
+		return;
+	}
+	if ((it->size & 7) && aligned_type(it->type)) {
+		problem(d, it->offset, "%s record size %zu is not a multiple of 8%s", name,
+			it->size, where);
+		return;
+	}
+	if (it->size < min) {
+		problem(d, it->offset, "%s record of %zu bytes is shorter than its fixed part (%zu bytes)%s",
+			name, it->size, min, where);
+		return;
+	}
+	if (it->type == PERFRING_RECORD_ID_INDEX)
+		d->id_index_seen = true;
+	if (it->type == PERFRING_RECORD_FINISHED_ROUND) {
+		/* perf flushes up to the newest time seen at the round before */
+		d->nr_rounds++;
+		d->round_limit = d->last_round_max;
+		d->prev_round_off = d->round_off;
+		d->last_round_max = d->round_max;
+		d->round_off = it->offset;
+	}
+	if (it->type >= PERFRING_RECORD_HEADER_ATTR)
+		return;
+	if (!a) {
+		if (d->nr_events)
+			problem(d, it->offset, "%s record: no event (attr) describes it%s", name, where);
+		return;
+	}
+
+	if (it->type == PERFRING_RECORD_SAMPLE) {
+		struct perfring_sample s;
+		struct perfring_diag diag = { 0 };
+
+		if (perfring_sample_decode(a, it->rec, it->size, &s, &diag) < 0) {
+			problem(d, it->offset, "%s%s", diag.msg[0] ? diag.msg : "SAMPLE does not decode",
+				where);
+			return;
+		}
+		if (a->sample_type & PERFRING_SAMPLE_TIME) {
+			t = s.time;
+			has_time = true;
+		}
+	} else {
+		size_t tr = perfring_record_trailer_size(a, it->type), str_off;
+		bool exact;
+		long body = expected_body(it, &exact, &str_off);
+		struct perfring_sample_id sid;
+
+		if (body < 0) {
+			problem(d, it->offset, "%s record: the string at byte %zu is not NUL-terminated inside the record%s",
+				name, str_off, where);
+			return;
+		}
+		if (body > 0 && it->size < (size_t)body + tr) {
+			char bits[256];
+
+			sample_type_str(a->sample_type & PERFRING_SAMPLE_ID_ALL_BITS, bits, sizeof(bits));
+			if (it->size >= (size_t)body)
+				problem(d, it->offset,
+					"%s record at offset 0x%" PRIx64 " is %zu bytes short of its sample_id_all trailer (%zu bytes: %s)%s",
+					name, it->offset, (size_t)body + tr - it->size, tr, bits, where);
+			else
+				problem(d, it->offset,
+					"%s record of %zu bytes is shorter than its body (%ld bytes)%s",
+					name, it->size, body, where);
+			return;
+		}
+		if (body > 0 && exact && it->size > (size_t)body + tr) {
+			problem(d, it->offset,
+				"%s record has %zu bytes more than its body (%ld) and sample_id_all trailer (%zu)%s",
+				name, it->size - (size_t)body - tr, body, tr, where);
+			return;
+		}
+		if (it->size < min + tr) {
+			problem(d, it->offset,
+				"%s record of %zu bytes cannot hold its body (%zu) and sample_id_all trailer (%zu)%s",
+				name, it->size, min, tr, where);
+			return;
+		}
+		if (it->type == PERFRING_RECORD_LOST) {
+			d->lost_records++;
+			d->lost += get64(it->rec + 16);
+		} else if (it->type == PERFRING_RECORD_LOST_SAMPLES) {
+			d->lost_samples_records++;
+			d->lost_samples += get64(it->rec + 8);
+		} else {
+			const struct perfring_plugin *p = perfring_registry_find(reg, it->type);
+			struct perfring_diag diag = { 0 };
+			union {
+				struct perfring_comm c;
+				struct perfring_mmap2 m;
+				struct perfring_task t;
+				unsigned char other[1024];
+			} u;
+
+			if (p && perfring_plugin_decode(p, a, it->rec, it->size, &u, sizeof(u), NULL,
+							&diag) < 0) {
+				problem(d, it->offset, "%s%s", diag.msg[0] ? diag.msg : "does not decode",
+					where);
+				return;
+			}
+		}
+		if (trailer(it, &sid) && (a->sample_type & PERFRING_SAMPLE_TIME)) {
+			t = sid.time;
+			has_time = true;
+		}
+	}
+	if (record_id(a, it, &id) && id != 0 && (d->nr_listed_ids || d->id_index_seen) &&
+	    !id_known(d, id))
+		problem(d, it->offset, "%s record%s: %s id %" PRIu64 " matches no event (attr)",
+			name, where, it->type == PERFRING_RECORD_SAMPLE ? "sample" : "sample_id_all",
+			id);
+	if (has_time)
+		check_time(d, it, t);
+}
+
+/* ---- --header --------------------------------------------------------------------- */
+
+static const char *const attr_flag_names[] = {
+	"disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
+	"exclude_hv", "exclude_idle", "mmap", "comm", "freq", "inherit_stat",
+	"enable_on_exec", "task", "watermark", NULL, NULL, "mmap_data", "sample_id_all",
+	"exclude_host", "exclude_guest", "exclude_callchain_kernel",
+	"exclude_callchain_user", "mmap2", "comm_exec", "use_clockid", "context_switch",
+	"write_backward", "namespaces", "ksymbol", "bpf_event", "aux_output", "cgroup",
+	"text_poke", "build_id", "inherit_thread", "remove_on_exec", "sigtrap",
+};
+
+static void print_bits(uint64_t v, const char *(*name)(unsigned))
+{
+	bool first = true;
+
+	if (!v) {
+		printf("0");
+		return;
+	}
+	for (unsigned b = 0; b < 64; b++) {
+		const char *n;
+
+		if (!(v & (1ull << b)))
+			continue;
+		n = name(b);
+		if (n)
+			printf("%s%s", first ? "" : "|", n);
+		else
+			printf("%sbit%u", first ? "" : "|", b);
+		first = false;
+	}
+}
+
+static const char *flag_name(unsigned b)
+{
+	return b < G_N_ELEMENTS(attr_flag_names) ? attr_flag_names[b] : NULL;
+}
+
+static void print_attr(size_t idx, const struct perfring_attr *a, const uint64_t *ids, size_t nr,
+		       const char *name)
+{
+	uint64_t flags;
+
+	printf("attr %zu: %s\n", idx, name ? name : "(no name)");
+	if (!a)
+		return;
+	printf("  type %" PRIu32 ", size %" PRIu32 ", config %#" PRIx64 ", %s %" PRIu64 "\n",
+	       a->type, a->size, a->config,
+	       a->flags & PERFRING_ATTR_FREQ ? "sample_freq" : "sample_period", a->sample_period);
+	printf("  sample_type ");
+	print_bits(a->sample_type, perfring_sample_bit_name);
+	printf(" (trailer %zu bytes)\n  read_format ", perfring_sample_id_size(a->sample_type));
+	print_bits(a->read_format, perfring_format_bit_name);
+	flags = a->flags & ~PERFRING_ATTR_PRECISE_IP_MASK;
+	printf("\n  flags ");
+	print_bits(flags, flag_name);
+	if (a->flags & PERFRING_ATTR_PRECISE_IP_MASK)
+		printf(" precise_ip %" PRIu64, (uint64_t)(a->flags & PERFRING_ATTR_PRECISE_IP_MASK) >>
+		       PERFRING_ATTR_PRECISE_IP_SHIFT);
+	printf("\n");
+	if (a->flags & PERFRING_ATTR_USE_CLOCKID)
+		printf("  clockid %" PRId32 "\n", a->clockid);
+	if (a->sample_type & PERFRING_SAMPLE_REGS_USER)
+		printf("  sample_regs_user %#" PRIx64 "\n", a->sample_regs_user);
+	if (a->sample_type & PERFRING_SAMPLE_STACK_USER)
+		printf("  sample_stack_user %" PRIu32 "\n", a->sample_stack_user);
+	if (a->sample_type & PERFRING_SAMPLE_BRANCH_STACK)
+		printf("  branch_sample_type %#" PRIx64 "\n", a->branch_sample_type);
+	printf("  ids (%zu):", nr);
+	for (size_t i = 0; i < nr; i++)
+		printf(" %" PRIu64, ids[i]);
+	printf("\n");
+}
+
+static void header_top(struct dump *d)
+{
+	if (d->is_ring) {
+		struct perfring_mmap_page *h = perfring_ring_header(d->ring);
+		uint32_t fl = perfring_ring_flags(d->ring);
+
+		printf("perfring ring file\n");
+		printf("data: offset %#" PRIx64 ", size %" PRIu64 ", page size %" PRIu32 "\n",
+		       perfring_ring_data_file_offset(d->ring), perfring_ring_data_size(d->ring),
+		       perfring_ring_page_size(d->ring));
+		printf("mode: %s\n", fl & PERFRING_RING_OVERWRITE ? "overwrite (flight recorder)" :
+		       "normal");
+		printf("clockid: %" PRId32 "\n", perfring_ring_clockid(d->ring));
+		printf("data_head %#" PRIx64 ", data_tail %#" PRIx64 "\n",
+		       (uint64_t)__atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE),
+		       (uint64_t)__atomic_load_n(&h->data_tail, __ATOMIC_RELAXED));
+		printf("events: %zu\n", d->nr_events);
+		return;
+	}
+	{
+		const struct perfring_perfdata_header *h = perfring_perfdata_header(d->pd);
+
+		printf("perf.data, %s mode%s\n", perfring_perfdata_is_pipe(d->pd) ? "pipe" : "file",
+		       perfring_perfdata_needs_swap(d->pd) ? ", other byte order (swapped)" : "");
+		printf("header size: %" PRIu64 "\n", h->header_size);
+		if (!perfring_perfdata_is_pipe(d->pd)) {
+			printf("attr entry size: %" PRIu64 "\n", h->attr_size);
+			printf("attrs: offset %#" PRIx64 ", size %" PRIu64 "\n", h->attrs_offset,
+			       h->attrs_size);
+			printf("data: offset %#" PRIx64 ", size %" PRIu64 "\n", h->data_offset,
+			       h->data_size);
+		}
+	}
+}
+
+static void header_rest(struct dump *d)
+{
+	struct perfring_diag diag = { 0 };
+	size_t nf;
+
+	if (!d->is_ring)
+		refresh_events(d);
+	printf("attrs: %zu\n", d->nr_events);
+	for (size_t i = 0; i < d->nr_events; i++)
+		print_attr(i, d->attrs[i], d->ids[i], d->nr_ids[i], d->names[i]);
+	if (d->is_ring)
+		return;
+	nf = perfring_perfdata_nr_features(d->pd);
+	printf("features: %zu\n", nf);
+	for (size_t i = 0; i < nf; i++) {
+		struct perfring_perfdata_feature f;
+		char *text = fmt_buf;
+		int n;
+
+		if (perfring_perfdata_feature(d->pd, i, &f, &diag) < 0) {
+			diag_fallback(&diag, d->path, -EBADMSG);
+			tool_error_diag(&diag);
+			d->status = TOOL_EXIT_USAGE;
+			continue;
+		}
+		printf("feature %" PRIu32 " %s (offset %#" PRIx64 ", %" PRIu64 " bytes)\n", f.id,
+		       f.name ? f.name : "?", f.offset, f.size);
+		n = perfring_perfdata_feature_format(d->pd, &f, fmt_buf, sizeof(fmt_buf));
+		if (n < 0)
+			continue;
+		if ((size_t)n >= sizeof(fmt_buf)) {
+			text = g_malloc((size_t)n + 1);
+			perfring_perfdata_feature_format(d->pd, &f, text, (size_t)n + 1);
+		}
+		for (char *line = text, *nl; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl) {
+				printf("  %s\n", line);
+				break;
+			}
+			printf("  %.*s\n", (int)(nl - line), line);
+		}
+		if (text != fmt_buf)
+			g_free(text);
+	}
+}
+
+/* ---- --json ---------------------------------------------------------------------- */
+
+static void json_attrs(struct dump *d)
+{
+	if (!d->is_ring)
+		refresh_events(d);
+	for (; d->attrs_printed < d->nr_events; d->attrs_printed++) {
+		size_t i = d->attrs_printed;
+
+		if (!d->attrs[i])
+			continue;
+		g_string_truncate(d->js, 0);
+		jc_encode_attr(d->js, d->attrs[i], d->ids[i], d->nr_ids[i], d->names[i]);
+		g_string_append_c(d->js, '\n');
+		fwrite(d->js->str, 1, d->js->len, stdout);
+	}
+}
+
+static void json_record(struct dump *d, const struct item *it)
+{
+	if (it->type == PERFRING_RECORD_HEADER_ATTR) {
+		/* the ATTR lines stand for these */
+		json_attrs(d);
+		return;
+	}
+	g_string_truncate(d->js, 0);
+	jc_encode_record(d->js, reg, it->attr, it->rec, it->size, true, it->offset);
+	g_string_append_c(d->js, '\n');
+	fwrite(d->js->str, 1, d->js->len, stdout);
+}
+
+/* ---- one input ------------------------------------------------------------------- */
+
+static void count(struct dump *d, const struct item *it)
+{
+	d->total++;
+	if (it->type < PERFRING_PERFDATA_STATS_TYPES)
+		d->by_type[it->type]++;
+	else
+		d->other++;
+	d->bytes += it->size + it->extra;
+}
+
+static void print_stats(const struct dump *d)
+{
+	char tn[32];
+
+	/* perf report -D prints in type order, leaving out zero counts */
+	for (uint32_t t = 0; t < PERFRING_PERFDATA_STATS_TYPES; t++)
+		if (d->by_type[t])
+			printf("%s %" PRIu64 "\n", type_name(t, tn, sizeof(tn)), d->by_type[t]);
+	if (d->other)
+		printf("OTHER %" PRIu64 "\n", d->other);
+	printf("TOTAL %" PRIu64 "\n", d->total);
+}
+
+static void handle(struct dump *d, const struct item *it)
+{
+	if (opt_check) {
+		count(d, it);
+		check_record(d, it);
+		return;
+	}
+	if (opt_header)
+		return;
+	if (!wanted(it))
+		return;
+	count(d, it);
+	if (opt_stats)
+		return;
+	if (opt_json)
+		json_record(d, it);
+	else
+		text_record(d, it);
+}
+
+/* Pipe mode --json: read ahead until the attrs and their names are known. */
+#define PREREAD_MAX 4096
+
+static int json_preread(struct dump *d)
+{
+	GByteArray *buf = g_byte_array_new();
+	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct item));
+	static const guint8 zeros[8];
+	int r = 0;
+
+	for (int n = 0; n < PREREAD_MAX; n++) {
+		struct item it;
+
+		r = input_next(d, &it);
+		if (r <= 0)
+			break;
+		g_byte_array_append(buf, it.rec, (guint)it.size);
+		/* keep the copies 8-aligned */
+		g_byte_array_append(buf, zeros, (guint)(ALIGN8(it.size) - it.size));
+		it.rec = NULL;
+		g_array_append_val(items, it);
+		if (it.type == PERFRING_RECORD_SAMPLE || it.type == PERFRING_RECORD_FINISHED_ROUND ||
+		    it.type == PERFRING_RECORD_FINISHED_INIT)
+			break;
+	}
+	json_attrs(d);
+	{
+		size_t off = 0;
+
+		for (guint i = 0; i < items->len; i++) {
+			struct item *it = &g_array_index(items, struct item, i);
+
+			it->rec = buf->data + off;
+			off += ALIGN8(it->size);
+			/* attrs may have been renamed or added meanwhile */
+			it->attr = it->attr_idx >= 0 && (size_t)it->attr_idx < d->nr_events ?
+				   d->attrs[it->attr_idx] : it->attr;
+			handle(d, it);
+		}
+	}
+	g_byte_array_free(buf, TRUE);
+	g_array_free(items, TRUE);
+	return r;
+}
+
+static int dump_one(const char *path, bool banner)
+{
+	struct dump d = { .path = path };
+	struct item it;
+	int r = 1;
+
+	if (banner && !opt_json)
+		printf("%s:\n", path);
+	if (input_open(&d) < 0) {
+		input_close(&d);
+		return TOOL_EXIT_USAGE;
+	}
+	if (opt_header)
+		header_top(&d);
+	if (opt_json) {
+		d.js = g_string_sized_new(4096);
+		if (!d.is_ring && perfring_perfdata_is_pipe(d.pd))
+			r = json_preread(&d);
+		else
+			json_attrs(&d);
+	}
+	if (opt_check)
+		check_attrs(&d, 0);
+	while (r > 0 && (r = input_next(&d, &it)) > 0)
+		handle(&d, &it);
+	if (opt_header)
+		header_rest(&d);
+	if (opt_stats)
+		print_stats(&d);
+	if (opt_check) {
+		if (d.attrs_checked < d.nr_events)
+			check_attrs(&d, 0);
+		printf("%s: %" PRIu64 " records, %" PRIu64 " problem%s", path, d.total, d.problems,
+		       d.problems == 1 ? "" : "s");
+		if (d.lost_records)
+			printf(", %" PRIu64 " LOST record%s: %" PRIu64 " records lost", d.lost_records,
+			       d.lost_records == 1 ? "" : "s", d.lost);
+		if (d.lost_samples_records)
+			printf(", %" PRIu64 " LOST_SAMPLES record%s: %" PRIu64 " samples lost",
+			       d.lost_samples_records, d.lost_samples_records == 1 ? "" : "s",
+			       d.lost_samples);
+		if (d.is_ring) {
+			struct perfring_ring_stats rs;
+
+			perfring_ring_stats(d.ring, &rs);
+			if (rs.lost_pending)
+				printf(", %" PRIu64 " records dropped and not yet announced by a LOST record",
+				       rs.lost_pending);
+		}
+		printf("\n");
+		if (d.status == TOOL_EXIT_OK && d.problems)
+			d.status = TOOL_EXIT_PROBLEMS;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		tool_error("standard output: %s", g_strerror(errno));
+		d.status = TOOL_EXIT_USAGE;
+	}
+	input_close(&d);
+	return d.status;
+}
+
 int main(int argc, char **argv)
 {
 	GOptionContext *ctx;
 	GError *err = NULL;
-	struct perfring_registry *reg;
-	int ret;
+	int status = TOOL_EXIT_OK, modes;
 
 	tool_init("perfring-dump");
-	ctx = g_option_context_new("[FILE|-]");
+	ctx = g_option_context_new("FILE...|-");
 	g_option_context_set_summary(ctx,
-		"Decode perfring rings and perf.data files.");
+		"Decode perfring ring files, perf.data files and pipe-mode perf streams\n"
+		"('-' = standard input).  The kind of input is told by its magic.\n"
+		"\n"
+		"Default output: one line per record:\n"
+		"  OFFSET TIME CPU PID/TID TYPE FIELDS\n"
+		"(time, cpu and pid/tid from the sample or the sample_id_all trailer, '-' when\n"
+		"absent; records no plugin decodes are shown as hex).");
 	g_option_context_set_description(ctx,
+		"Several FILEs are processed one after the other (not with --json).\n"
+		"\n"
 		"Environment:\n"
 		"  PERFRING_PLUGIN_PATH  colon-separated plugin directories or files, searched first\n"
 		"  PERFRING_NO_DLCLOSE   keep plugins loaded at exit (for ASan and valgrind)\n"
 		"\n"
-		"Exit status: 0 ok, 1 problems found in the input, 2 usage error or unreadable input.");
+		"Exit status: 0 ok, 1 problems found in the input (--check), 2 usage error or\n"
+		"unreadable or damaged input.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
 		tool_error("%s", err->message);
@@ -53,21 +1598,47 @@ int main(int argc, char **argv)
 		tool_print_version();
 		return TOOL_EXIT_OK;
 	}
-	if (!opt_list_plugins) {
-		if (argc > 1)
-			tool_error("%s: decoding files is not implemented yet", argv[1]);
-		else
-			tool_error("nothing to do (try --help)");
+	if (opt_list_plugins) {
+		if (argc > 1) {
+			tool_error("--list-plugins takes no FILE");
+			return TOOL_EXIT_USAGE;
+		}
+		if (tool_load_plugins(&reg) < 0)
+			return TOOL_EXIT_USAGE;
+		tool_list_plugins(reg);
+		perfring_registry_free(reg);
+		return TOOL_EXIT_OK;
+	}
+	modes = !!opt_json + !!opt_stats + !!opt_check + !!opt_header;
+	if (modes > 1) {
+		tool_error("--json, --stats, --check and --header go one at a time");
 		return TOOL_EXIT_USAGE;
 	}
-	if (argc > 1) {
-		tool_error("--list-plugins takes no FILE");
+	if (argc < 2) {
+		tool_error("no input FILE (try --help)");
 		return TOOL_EXIT_USAGE;
 	}
-	ret = tool_load_plugins(&reg);
-	if (ret < 0)
+	if (opt_json && argc > 2) {
+		tool_error("--json takes one FILE (its ATTR lines describe that input)");
 		return TOOL_EXIT_USAGE;
-	tool_list_plugins(reg);
+	}
+	if ((opt_check || opt_header) && (opt_types || opt_pid_set)) {
+		tool_error("--type and --pid filter the dump, --json and --stats; not --check or --header");
+		return TOOL_EXIT_USAGE;
+	}
+	if (parse_types() < 0)
+		return TOOL_EXIT_USAGE;
+	if (tool_load_plugins(&reg) < 0)
+		return TOOL_EXIT_USAGE;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	for (int i = 1; i < argc; i++) {
+		int s = dump_one(argv[i], argc > 2);
+
+		if (s > status)
+			status = s;
+	}
 	perfring_registry_free(reg);
-	return TOOL_EXIT_OK;
+	g_free(type_filter);
+	g_strfreev(opt_types);
+	return status;
 }
