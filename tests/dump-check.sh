@@ -1,0 +1,53 @@
+#!/bin/sh
+# perfring-dump --check on inputs with known problems, written by
+# tests/dump-mkbad (a ring file and a pipe-mode perf.data): every problem is
+# reported at the offset of its record, with exit 1; the same records
+# without the bad ones check clean (exit 0).
+set -u
+. "$top_srcdir/tests/dump-lib.sh"
+MK="$B/tests/dump-mkbad"
+
+# expect KIND FILE CHECKOUT ERE: the problem KIND at the offset mkbad gave
+expect() {
+	off=$(awk -v k="$1" '$1 == k { printf "0x%x", $2 }' "$W/$2.where")
+	if [ -z "$off" ]; then bad "$2: dump-mkbad wrote no $1 record"; return; fi
+	re=$(printf '%s' "$3" | sed "s/@OFF@/$off/g")
+	has "$2: $1 reported at $off" "$W/$2.check" "^$W/$2: offset $off: $re"
+}
+
+"$MK" ring "$W/bad.ring" > "$W/bad.ring.where" || { echo "dump-mkbad failed"; exit 1; }
+"$MK" pipe "$W/bad.pipe" > "$W/bad.pipe.where" || { echo "dump-mkbad failed"; exit 1; }
+"$MK" good "$W/good.pipe" > /dev/null || { echo "dump-mkbad failed"; exit 1; }
+
+for f in bad.ring bad.pipe; do
+	"$DUMP" --check "$W/$f" > "$W/$f.check" 2> "$W/$f.err"
+	status "$f: --check" 1 $?
+	empty "$f: nothing on stderr" "$W/$f.err"
+	expect short8 "$f" "MMAP2 record at offset @OFF@ is 8 bytes short of its sample_id_all trailer"
+	expect comm32 "$f" "COMM record at offset @OFF@ is 32 bytes short of its sample_id_all trailer"
+	expect chain "$f" "SAMPLE.*(callchain|CALLCHAIN)"
+	expect unknownid "$f" "SAMPLE record: sample id 99 matches no event"
+	expect exitlong "$f" "EXIT record has 8 bytes more than its body"
+	want=$(wc -l < "$W/$f.where")
+	got=$(grep -c "^$W/$f: offset " "$W/$f.check")
+	[ "$got" -eq "$want" ] && ok "$f: $want problems, no others" ||
+		{ bad "$f: $got problems reported, $want expected"; sed 's/^/#   /' "$W/$f.check"; }
+	has "$f: summary line" "$W/$f.check" "^$W/$f: [0-9]+ records, $want problems"
+	# the dump itself still shows every record
+	"$DUMP" "$W/$f" > "$W/$f.txt" 2>&1
+	status "$f: dump of a file with problems" 0 $?
+done
+expect backward bad.ring "SAMPLE record time 1250 goes back 50 ns"
+expect order bad.pipe "SAMPLE record time 1250 is older than 1300, the newest record before the FINISHED_ROUND"
+
+"$DUMP" --check "$W/good.pipe" > "$W/good.check" 2>&1
+status "good.pipe: --check" 0 $?
+has "good.pipe: clean summary" "$W/good.check" "^$W/good.pipe: [0-9]+ records, 0 problems$"
+[ "$(wc -l < "$W/good.check")" -eq 1 ] && ok "good.pipe: only the summary line" ||
+	bad "good.pipe: more than the summary line"
+
+# the same through standard input (a pipe)
+cat "$W/bad.pipe" | "$DUMP" --check - > "$W/stdin.check" 2>&1
+status "bad.pipe from a pipe: --check" 1 $?
+has "stdin: problems named with '-'" "$W/stdin.check" "^-: offset 0x[0-9a-f]+: MMAP2 record"
+finish
