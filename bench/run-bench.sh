@@ -1,0 +1,217 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# `make bench`: every comparison of issue 8, one BENCH line each:
+#   BENCH <name> <ours> <peer> ratio=<x> target=<y> <PASS|MISS>
+# (INFO instead of PASS/MISS where the issue sets no target, SKIP when a
+# tool or peer is missing).  Timings of programs are medians of
+# BENCH_TOOL_REPS runs (default 3; a peer that takes longer than
+# BENCH_SLOW seconds, default 20, is run once).  Sizes scale with
+# BENCH_SCALE (default 1; 0.1 for a quick run).  Work files go to
+# BENCH_WORK (default bench/work in the build directory) and are removed
+# at the end unless BENCH_KEEP=1.
+set -u
+
+B=${BENCH_BUILD:-$(pwd)}
+SCALE=${BENCH_SCALE:-1}
+TREPS=${BENCH_TOOL_REPS:-3}
+SLOW=${BENCH_SLOW:-20}
+W=${BENCH_WORK:-$B/bench/work}
+export BENCH_SCALE=$SCALE
+mkdir -p "$W" || exit 2
+rm -f "$W"/*
+
+# Run the real executables, not libtool's wrapper scripts: a wrapper adds a
+# shell start to every timing.
+LD_LIBRARY_PATH=$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+tool() {
+	if test -x "$B/tools/.libs/$1"; then echo "$B/tools/.libs/$1"; else echo "$B/tools/$1"; fi
+}
+DUMP=$(tool perfring-dump)
+REPLAY=$(tool perfring-replay)
+RECORD=$(tool perfring-record)
+RUNSTAT=$B/bench/runstat
+PERF=$(command -v perf || true)
+T0=$(date +%s)
+
+fcalc() { awk "BEGIN { printf \"%.4g\", $1 }"; }
+fint() { awk "BEGIN { printf \"%.0f\", $1 }"; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+
+# measure OUT CMD...: run CMD TREPS times (stdout to OUT); sets MED (median
+# wall seconds), RSS (largest peak RSS, KiB), RC (largest exit status), N.
+measure() {
+	_out=$1; shift
+	rm -f "$W/rs.txt"
+	N=0
+	while test $N -lt "$TREPS"; do
+		"$RUNSTAT" -r "$W/rs.txt" -o "$_out" -e "$W/stderr.txt" -- "$@"
+		N=$((N + 1))
+		if test $N = 1 && awk -v s="$SLOW" '{ split($1, a, "="); exit !(a[2] > s) }' "$W/rs.txt"
+		then break; fi
+	done
+	MED=$(sed 's/^wall=\([^ ]*\).*/\1/' "$W/rs.txt" | sort -g |
+	      awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+	RSS=$(sed 's/.*rss_kb=\([0-9]*\).*/\1/' "$W/rs.txt" | sort -n | tail -n 1)
+	RC=$(sed 's/.*rc=//' "$W/rs.txt" | sort -n | tail -n 1)
+}
+
+# line NAME OURS PEER RATIO OP TARGET   (OP is >= or <=; TARGET "none": INFO)
+line() {
+	if test "$6" = none; then v=INFO
+	elif awk -v r="$4" -v t="$6" -v op="$5" 'BEGIN { exit !(op == ">=" ? r + 0 >= t + 0 : r + 0 <= t + 0) }'
+	then v=PASS; else v=MISS; fi
+	if test "$6" = none; then
+		echo "BENCH $1 $2 $3 ratio=$4 target=none $v"
+	else
+		echo "BENCH $1 $2 $3 ratio=$4 target=$5$6 $v"
+	fi
+}
+skip() { echo "BENCH $1 - - ratio=- target=$2 SKIP ($3)"; }
+
+echo "INFO date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "INFO machine: $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)," \
+     "$(awk '/MemTotal/ { printf "%d MiB RAM", $2 / 1024 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "INFO perf: ${PERF:+$($PERF --version 2>&1)}; BENCH_SCALE=$SCALE BENCH_REPS=${BENCH_REPS:-5} BENCH_TOOL_REPS=$TREPS"
+
+# ---- ring-write, ring-read, nested-write --------------------------------
+"$B/bench/ring-bench" || echo "BENCH ring-bench - - ratio=- target=- FAILED (exit $?)"
+
+# ---- ring-write against LTTng-UST ---------------------------------------
+if test -x "$B/bench/lttng-bench" && command -v lttng >/dev/null 2>&1; then
+	sh "$(dirname "$0")/lttng-run.sh" "$B/bench/lttng-bench" "$W" ||
+		skip ring-write-vs-lttng ">=15" "lttng session failed"
+else
+	skip ring-write-vs-lttng ">=15" "LTTng-UST not installed: apt-get install liblttng-ust-dev lttng-tools"
+fi
+
+if test -z "$PERF"; then
+	echo "INFO perf not found: tool comparisons skipped"
+	exit 0
+fi
+
+# ---- a perf.data recorded with -g by perf record ------------------------
+want=$(fint "100e6 * $SCALE")
+secs=$(fcalc "6 * $SCALE + 1")
+BIG=$W/perf-g.data
+"$PERF" record -q -e cpu-clock -c 20000 -g -o "$BIG" -- "$B/bench/wl-bench" time "$secs" 2 \
+	>/dev/null 2>"$W/rec.err"
+size=$(stat -c %s "$BIG" 2>/dev/null || echo 0)
+if test "$size" -lt "$want"; then
+	secs=$(fcalc "$secs * 1.3 * $want / ($size + 1) + 1")
+	"$PERF" record -q -e cpu-clock -c 20000 -g -o "$BIG" -- "$B/bench/wl-bench" time "$secs" 2 \
+		>/dev/null 2>"$W/rec.err"
+	size=$(stat -c %s "$BIG" 2>/dev/null || echo 0)
+fi
+echo "INFO perf.data: perf record -e cpu-clock -c 20000 -g, wl-bench 2 threads ${secs}s: $(mb "$size") MB"
+cat "$BIG" > /dev/null
+
+have_opt() { "$DUMP" --help 2>&1 | grep -q -- "$1"; }
+
+# ---- dump-stats -----------------------------------------------------------
+if have_opt --stats; then
+	measure /dev/null "$DUMP" --stats "$BIG"; ours=$MED; ours_rc=$RC
+	measure /dev/null "$PERF" report --stats -i "$BIG"; peer=$MED
+	measure /dev/null cat "$BIG"; cat_t=$MED
+	test "$ours_rc" = 0 || echo "INFO perfring-dump --stats exit status $ours_rc"
+	line dump-stats-vs-perf-report "${ours}s" "${peer}s(perf-report--stats)" \
+		"$(fcalc "$peer / $ours")" ">=" 4
+	line dump-stats-vs-cat "${ours}s" "${cat_t}s(cat)" "$(fcalc "$ours / $cat_t")" "<=" 2
+else
+	skip dump-stats-vs-perf-report ">=4" "perfring-dump has no --stats yet"
+	skip dump-stats-vs-cat "<=2" "perfring-dump has no --stats yet"
+fi
+
+# ---- dump-text, dump-json ---------------------------------------------------
+if have_opt --stats; then
+	measure /dev/null "$DUMP" "$BIG"; ours=$MED; ours_rc=$RC
+	measure /dev/null "$PERF" report -D -i "$BIG"; peer=$MED
+	test "$ours_rc" = 0 || echo "INFO perfring-dump exit status $ours_rc"
+	line dump-text-vs-perf-report-D "${ours}s" "${peer}s(perf-report-D)" \
+		"$(fcalc "$peer / $ours")" ">=" 10
+	if have_opt --json; then
+		measure /dev/null "$DUMP" --json "$BIG"; ours=$MED
+		line dump-json-vs-perf-report-D "${ours}s" "${peer}s(perf-report-D)" \
+			"$(fcalc "$peer / $ours")" ">=" 5
+	else
+		skip dump-json-vs-perf-report-D ">=5" "perfring-dump has no --json yet"
+	fi
+else
+	skip dump-text-vs-perf-report-D ">=10" "perfring-dump is not the full tool yet"
+	skip dump-json-vs-perf-report-D ">=5" "perfring-dump is not the full tool yet"
+fi
+
+# ---- replay -----------------------------------------------------------------
+RING=$W/in.ring
+"$B/bench/mkring" "$RING" "$(fint "128 * 1048576 * $SCALE")" > "$W/mkring.out" || exit 2
+rsize=$(stat -c %s "$RING")
+cat "$RING" > /dev/null
+measure /dev/null "$REPLAY" -o "$W/replay.data" "$RING"; ours=$MED
+if test "$RC" = 0; then
+	measure /dev/null "$PERF" inject -i "$W/replay.data" -o "$W/inject.data"; peer=$MED
+	measure /dev/null cp "$RING" "$W/copy.ring"; cp_t=$MED
+	echo "INFO replay input: ring file $(mb "$rsize") MB ($(cat "$W/mkring.out")); perf inject reads the replay output"
+	line replay-vs-perf-inject "${ours}s" "${peer}s(perf-inject)" "$(fcalc "$peer / $ours")" ">=" 5
+	line replay-vs-cp "${ours}s" "${cp_t}s(cp)" "$(fcalc "$ours / $cp_t")" "<=" none
+else
+	skip replay-vs-perf-inject ">=5" "perfring-replay exit status $RC"
+fi
+rm -f "$W/inject.data" "$W/copy.ring" "$W/replay.data"
+
+# ---- record -----------------------------------------------------------------
+iters=$(fint "300000 * $SCALE + 1000")
+REC_OPTS="-e cpu-clock -F 20000 -g -m 8"
+lost_of() {
+	"$PERF" report --stats -i "$1" 2>/dev/null |
+		awk '/^ *LOST events:/ { l += $3 } /^ *LOST_SAMPLES events:/ { l += $3 } END { print l + 0 }'
+}
+wl_med() { sort -g "$W/wl.txt" | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+export WL_TIME_FILE="$W/wl.txt"
+rm -f "$W/wl.txt"
+measure /dev/null "$B/bench/wl-bench" work "$iters" 2; alone=$(wl_med)
+rm -f "$W/wl.txt"
+measure /dev/null "$PERF" record -q $REC_OPTS -o "$W/rec-perf.data" -- "$B/bench/wl-bench" work "$iters" 2
+peer=$(wl_med); peer_wall=$MED; peer_lost=$(lost_of "$W/rec-perf.data")
+rm -f "$W/wl.txt"
+measure /dev/null "$RECORD" $REC_OPTS -o "$W/rec-ours.data" -- "$B/bench/wl-bench" work "$iters" 2
+ours=$(wl_med); ours_wall=$MED; ours_rc=$RC; ours_lost=$(lost_of "$W/rec-ours.data")
+unset WL_TIME_FILE
+echo "INFO record: $REC_OPTS, wl-bench work $iters 2 (workload's own time): alone ${alone}s, under perf record ${peer}s (whole run ${peer_wall}s), under perfring-record ${ours}s (whole run ${ours_wall}s, exit $ours_rc)"
+line record-slowdown "$(fcalc "$ours / $alone")x" "$(fcalc "$peer / $alone")x(perf-record)" \
+	"$(fcalc "$ours / $peer")" "<=" 1.05
+line record-lost "${ours_lost}lost" "${peer_lost}lost(perf-record)" \
+	"$(fcalc "($ours_lost + 1) / ($peer_lost + 1)")" "<=" 1
+TREPS_SAVE=$TREPS; TREPS=$((TREPS < 5 ? 5 : TREPS))
+measure /dev/null "$RECORD" -o "$W/true-ours.data" -- true; ours=$MED
+measure /dev/null "$PERF" record -q -o "$W/true-perf.data" -- true; peer=$MED
+TREPS=$TREPS_SAVE
+line record-true "$(fcalc "$ours * 1000")ms" "$(fcalc "$peer * 1000")ms(perf-record)" \
+	"$(fcalc "$ours * 1000")ms" "<=" 50
+rm -f "$W"/rec-*.data* "$W"/true-*.data*
+
+# ---- memory: peak RSS on a 1 GB input ----------------------------------------
+TREPS_SAVE=$TREPS; TREPS=1
+GRING=$W/big.ring
+"$B/bench/mkring" "$GRING" "$(fint "1024 * 1048576 * $SCALE")" > "$W/mkring.out" || exit 2
+echo "INFO memory input: ring $(mb "$(stat -c %s "$GRING")") MB; its replay is the perf.data input"
+measure /dev/null "$REPLAY" -o "$W/big.data" "$GRING"; rep_rss=$RSS; rep_t=$MED
+rm -f "$GRING"
+dsize=$(stat -c %s "$W/big.data" 2>/dev/null || echo 0)
+measure /dev/null "$PERF" report --stats -i "$W/big.data"; perf_rss=$RSS; perf_t=$MED
+line memory-replay "$((rep_rss / 1024))MB(${rep_t}s)" "$((perf_rss / 1024))MB(perf-report--stats)" \
+	"$((rep_rss / 1024))MB" "<" 64
+if have_opt --stats; then
+	measure /dev/null "$DUMP" --stats "$W/big.data"
+	line memory-dump-stats "$((RSS / 1024))MB(${MED}s)" "$((perf_rss / 1024))MB(perf-report--stats)" \
+		"$((RSS / 1024))MB" "<" 64
+	measure /dev/null "$DUMP" "$W/big.data"
+	line memory-dump-text "$((RSS / 1024))MB(${MED}s)" "$((perf_rss / 1024))MB(perf-report--stats)" \
+		"$((RSS / 1024))MB" "<" 64
+else
+	skip memory-dump ">=64MB" "perfring-dump is not the full tool yet"
+fi
+echo "INFO memory: perf.data $(mb "$dsize") MB; perf report --stats ${perf_t}s"
+TREPS=$TREPS_SAVE
+
+echo "INFO bench took $(( $(date +%s) - T0 ))s"
+test "${BENCH_KEEP:-0}" = 1 || rm -rf "$W"
