@@ -216,6 +216,8 @@ int main(int argc, char **argv)
 						fprintf(stderr, "writer-gen: %s\n",
 							perfring_diag_format(&d, msg, sizeof(msg)));
 						perfring_writer_abort(w);
+						free(src[0].r);
+						free(src[1].r);
 						return 1;
 					}
 				}
@@ -228,6 +230,8 @@ int main(int argc, char **argv)
 	r = perfring_writer_close(w, &d);
 	if (r < 0) {
 		fprintf(stderr, "writer-gen: %s\n", perfring_diag_format(&d, msg, sizeof(msg)));
+		free(src[0].r);
+		free(src[1].r);
 		return 1;
 	}
 	/* stats on stdout, unless that is the perf.data stream */
