@@ -760,8 +760,8 @@ START_TEST(test_format)
 	perfring_plugin_format_text(pm, &attr, rec, (size_t)n, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "1/2: [0x7f0000001000(0x2000) @ 0 fe:00 99 0]: r-xp /lib/x.so");
 	perfring_plugin_format_json(pm, &attr, rec, (size_t)n, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "\"pid\":1,\"tid\":2,\"addr\":\"0x7f0000001000\",\"len\":8192,"
-			 "\"pgoff\":0,\"maj\":254,\"min\":0,\"ino\":99,\"ino_generation\":0,"
+	ck_assert_str_eq(buf, "\"pid\":1,\"tid\":2,\"addr\":\"0x7f0000001000\",\"len\":\"0x2000\","
+			 "\"pgoff\":\"0x0\",\"maj\":254,\"min\":0,\"ino\":99,\"ino_generation\":0,"
 			 "\"prot\":5,\"flags\":2,\"filename\":\"/lib/x.so\"");
 	m.misc |= PERFRING_MISC_MMAP_BUILD_ID;
 	m.build_id_size = 2;

@@ -225,8 +225,8 @@ static int mmap2_format_json(const struct perfring_attr *attr, const void *rec,
 
 	if (ret < 0)
 		return ret;
-	pl_printf(&o, "\"pid\":%d,\"tid\":%d,\"addr\":\"0x%" PRIx64 "\",\"len\":%" PRIu64
-		  ",\"pgoff\":%" PRIu64,
+	pl_printf(&o, "\"pid\":%d,\"tid\":%d,\"addr\":\"0x%" PRIx64 "\",\"len\":\"0x%" PRIx64
+		  "\",\"pgoff\":\"0x%" PRIx64 "\"",
 		  (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12),
 		  pl_get64(r + 16), pl_get64(r + 24), pl_get64(r + 32));
 	if (type == PERFRING_RECORD_MMAP2) {
