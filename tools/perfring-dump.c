@@ -1221,6 +1221,8 @@ static void check_record(struct dump *d, const struct item *it)
 		check_time(d, it, t);
 }
 
+static void check_features(struct dump *d);
+
 /* ---- --header --------------------------------------------------------------------- */
 
 static const char *const attr_flag_names[] = {
@@ -1343,6 +1345,8 @@ static void header_rest(struct dump *d)
 		print_attr(i, d->attrs[i], d->ids[i], d->nr_ids[i], d->names[i]);
 	if (d->is_ring)
 		return;
+	if (!perfring_perfdata_is_pipe(d->pd))
+		check_features(d);
 	nf = perfring_perfdata_nr_features(d->pd);
 	printf("features: %zu\n", nf);
 	for (size_t i = 0; i < nf; i++) {
@@ -1352,7 +1356,8 @@ static void header_rest(struct dump *d)
 
 		if (perfring_perfdata_feature(d->pd, i, &f, &diag) < 0) {
 			diag_fallback(&diag, d->path, -EBADMSG);
-			tool_error_diag(&diag);
+			if (d->status != TOOL_EXIT_USAGE)	/* check_features said it */
+				tool_error_diag(&diag);
 			d->status = TOOL_EXIT_USAGE;
 			continue;
 		}
@@ -1375,6 +1380,49 @@ static void header_rest(struct dump *d)
 		}
 		if (text != fmt_buf)
 			g_free(text);
+	}
+}
+
+/* File mode: the feature sections must lie inside the file. */
+static void check_features(struct dump *d)
+{
+	size_t nf = perfring_perfdata_nr_features(d->pd), want = 0;
+	const struct perfring_perfdata_header *h = perfring_perfdata_header(d->pd);
+
+	for (int i = 0; i < 4; i++)
+		want += (size_t)__builtin_popcountll(h->features[i]);
+	if (nf < want) {
+		/* the reader keeps the entries it could read */
+		fflush(stdout);
+		tool_error("%s: offset 0x%" PRIx64 ": the feature table ends after %zu of its %zu entries: truncated",
+			   d->path, h->data_offset + h->data_size + 16 * nf, nf, want);
+		if (opt_check) {
+			printf("%s: offset 0x%" PRIx64 ": the feature table ends after %zu of its %zu entries: truncated\n",
+			       d->path, h->data_offset + h->data_size + 16 * nf, nf, want);
+			d->problems++;
+		}
+		d->status = TOOL_EXIT_USAGE;
+		return;
+	}
+
+	for (size_t i = 0; i < nf; i++) {
+		struct perfring_perfdata_feature f;
+		struct perfring_diag diag = { 0 };
+		int ret = perfring_perfdata_feature(d->pd, i, &f, &diag);
+
+		if (ret < 0) {
+			diag_fallback(&diag, d->path, ret);
+			fflush(stdout);
+			tool_error_diag(&diag);
+			if (opt_check) {
+				char buf[1024];
+
+				printf("%s\n", perfring_diag_format(&diag, buf, sizeof(buf)));
+				d->problems++;
+			}
+			d->status = TOOL_EXIT_USAGE;
+			return;
+		}
 	}
 }
 
@@ -1526,11 +1574,15 @@ static int dump_one(const char *path, bool banner)
 		handle(&d, &it);
 	if (opt_header)
 		header_rest(&d);
+	else if (r == 0 && !d.is_ring && !perfring_perfdata_is_pipe(d.pd))
+		check_features(&d);
 	if (opt_stats)
 		print_stats(&d);
 	if (opt_check) {
 		if (d.attrs_checked < d.nr_events)
 			check_attrs(&d, 0);
+		if (!d.nr_events)
+			problem(&d, 0, "no event (attr) describes the records");
 		printf("%s: %" PRIu64 " records, %" PRIu64 " problem%s", path, d.total, d.problems,
 		       d.problems == 1 ? "" : "s");
 		if (d.lost_records)
