@@ -3,7 +3,7 @@
 # comparison; BENCH_SCALE=0.1 for a quick run, BENCH_REPS for repetitions.
 BENCH_PROGS = bench/ring-bench bench/runstat bench/mkring bench/wl-bench
 EXTRA_PROGRAMS += $(BENCH_PROGS)
-CLEANFILES += $(BENCH_PROGS)
+CLEANFILES += $(BENCH_PROGS) bench/lttng-bench
 
 bench_ring_bench_SOURCES = bench/ring-bench.c bench/bench-common.h
 bench_ring_bench_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) -pthread
@@ -21,7 +21,8 @@ bench_wl_bench_SOURCES = bench/wl-bench.c bench/bench-common.h
 bench_wl_bench_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer -pthread
 bench_wl_bench_LDFLAGS = -pthread
 
-EXTRA_DIST += bench/run-bench.sh bench/RESULTS.md bench/lttng-bench.c bench/lttng-tp.h
+EXTRA_DIST += bench/run-bench.sh bench/RESULTS.md bench/lttng-bench.c bench/lttng-tp.h \
+	bench/lttng-run.sh
 
 .PHONY: bench
 bench: all $(BENCH_PROGS)
