@@ -17,7 +17,8 @@ u16() { od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '; }
 u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
 poke() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null; }
 
-# damaged NAME FILE FULL-DUMP [MIN-LINES]: the checks every damaged input gets
+# damaged NAME FILE FULL-DUMP [MIN-LINES]: the checks every damaged input
+# gets (the dump, then --stats and --check)
 damaged() {
 	timeout 5 "$DUMP" "$2" > "$W/d.out" 2> "$W/d.err"
 	rc=$?
@@ -37,6 +38,14 @@ damaged() {
 	if [ "$got" -lt "${4:-0}" ]; then
 		bad "$1: $got records printed, at least $4 end before the damage"; return
 	fi
+	# the other modes read the same records: exit 2 and the same message
+	for mode in --stats --check; do
+		timeout 5 "$DUMP" $mode "$2" > /dev/null 2> "$W/d.err2"
+		rc=$?
+		if [ $rc -ne 2 ] || ! cmp -s "$W/d.err" "$W/d.err2"; then
+			bad "$1: $mode: exit $rc:"; sed 's/^/#   /' "$W/d.err2" | head -3; return
+		fi
+	done
 	ok "$1 ($got records, $(cut -d: -f4- "$W/d.err" | cut -c1-70))"
 }
 
