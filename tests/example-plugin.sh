@@ -9,48 +9,25 @@ trap 'rm -rf "$tmp"' EXIT
 die() { echo "example-plugin.sh: FAIL: $*"; exit 1; }
 
 command -v pkg-config >/dev/null || { echo "example-plugin.sh: no pkg-config"; exit 77; }
-# Install from a fresh build in $tmp, configured like this one (only what a
-# plugin author needs: library, plugins, tools, headers, perfring.pc); `make
-# install` in this build directory would make libtool relink the plugins in
-# place (moving .libs/X.so aside for a moment) under the tests running in
-# parallel.  A recursive make must not inherit our make's jobserver.
-cfg=$(cd "$top_builddir" && ./config.status --config) || die "config.status --config"
-# (distcheck configures with --srcdir=..: we name the source tree ourselves.)
-cfg=$(printf '%s\n' "$cfg" | sed "s/'--srcdir=[^']*'//g; s/--srcdir=[^ ]*//g")
-# A source tree configured in place (the README's way) refuses a second,
-# out-of-tree configure: build from a clean copy of it then.
-src=$top_srcdir
-if [ -f "$top_srcdir/config.status" ]; then
-	mkdir "$tmp/srctree"
-	(cd "$top_srcdir" && tar --exclude=./.git --exclude='./_build*' -cf - .) |
-		(cd "$tmp/srctree" && tar -xf -) || die "copying the source tree failed"
-	(cd "$tmp/srctree" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s distclean) \
-		>"$tmp/distclean.log" 2>&1 || { tail -20 "$tmp/distclean.log"; die "distclean of the copy failed"; }
-	src=$tmp/srctree
-fi
-mkdir "$tmp/build"
-(cd "$tmp/build" && eval "\"$src/configure\" -q $cfg" &&
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -j2 DESTDIR="$tmp/root" \
-		install-libLTLIBRARIES install-pluginLTLIBRARIES install-binPROGRAMS \
-		install-perfringincludeHEADERS install-nodist_perfringincludeHEADERS \
-		install-pkgconfigDATA) >"$tmp/install.log" 2>&1 ||
-	{ tail -20 "$tmp/install.log"; die "configure && make install DESTDIR failed"; }
-pc=$(find "$tmp/root" -name perfring.pc | head -n 1)
-[ -n "$pc" ] || die "perfring.pc not installed"
+# Install (only what a plugin author needs: library, plugins, tools,
+# headers, perfring.pc) from a fresh build: see tests/lib-install.sh.
+. "$top_srcdir/tests/lib-install.sh"
+pr_install "$tmp/root" install-libLTLIBRARIES install-pluginLTLIBRARIES install-binPROGRAMS \
+	install-perfringincludeHEADERS install-nodist_perfringincludeHEADERS \
+	install-pkgconfigDATA
 for h in perfring.h plugin.h registry.h sideband.h records.h version.h; do
 	[ -n "$(find "$tmp/root" -path "*/include/perfring/$h")" ] || die "$h not installed"
 done
-export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
-libdir=$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=libdir perfring)
-pluginsdir=$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=pluginsdir perfring)
-[ -n "$pluginsdir" ] || die "perfring.pc has no pluginsdir"
+pr_pkgconfig "$tmp/root"
+libdir=$pr_libdir
+pluginsdir=$pr_pluginsdir
 for p in comm mmap2 task; do
 	[ -f "$tmp/root$pluginsdir/$p.so" ] || die "plugin $p not installed in $pluginsdir"
 done
 
 # Build it where a third party would: a copy, outside this tree.  Use the
 # build's sanitizer flags so the program and the installed library agree.
-san=$(sed -n 's/^SAN_CFLAGS = //p' "$top_builddir/Makefile")
+san=$pr_san
 cp -r "$top_srcdir/examples/plugin-switch" "$tmp/src"
 chmod -R u+w "$tmp/src"
 ${MAKE:-make} -s -C "$tmp/src" CFLAGS="-g -O1 -Wall -Wextra -Werror $san" \

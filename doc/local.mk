@@ -1,0 +1,22 @@
+# Man pages, written in plain troff (man macros).  Each page is doc/X.in with
+# `.\" @include FILE` lines replaced by the shared fragments doc/FILE
+# (environment, diagnostics) and @VERSION@ by the package
+# version, so what the pages have in common is written once.  (The awk
+# patterns spell [@] so that configure does not substitute them.)
+man_MANS = doc/perfring-record.1 doc/perfring-dump.1 doc/perfring-replay.1 \
+	doc/libperfring.3
+MAN_FRAGMENTS = doc/common-env.man doc/common-tool.man
+EXTRA_DIST += $(man_MANS:=.in) $(MAN_FRAGMENTS)
+CLEANFILES += $(man_MANS)
+
+MAN_GEN = $(AM_V_GEN)$(MKDIR_P) doc && $(AWK) -v dir='$(srcdir)/doc' -v version='$(VERSION)' -v plugindir='$(plugindir)' \
+	'/^\.\\" @include / { f = dir "/" $$3; while ((getline l < f) > 0) print l; close(f); next } \
+	 { gsub(/@VERSION[@]/, version); gsub(/@PLUGINSDIR[@]/, plugindir); print }' $(srcdir)/$@.in >$@.tmp && mv $@.tmp $@
+doc/perfring-record.1: $(srcdir)/doc/perfring-record.1.in $(MAN_FRAGMENTS) Makefile
+	$(MAN_GEN)
+doc/perfring-dump.1: $(srcdir)/doc/perfring-dump.1.in $(MAN_FRAGMENTS) Makefile
+	$(MAN_GEN)
+doc/perfring-replay.1: $(srcdir)/doc/perfring-replay.1.in $(MAN_FRAGMENTS) Makefile
+	$(MAN_GEN)
+doc/libperfring.3: $(srcdir)/doc/libperfring.3.in $(MAN_FRAGMENTS) Makefile
+	$(MAN_GEN)
