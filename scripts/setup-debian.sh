@@ -3,7 +3,8 @@
 # Runs apt-get only when a package is missing; needs root (or sudo) then.
 set -e
 pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
-      libglib2.0-dev check libzstd-dev linux-perf clang valgrind binutils"
+      libglib2.0-dev check libzstd-dev linux-perf clang valgrind binutils
+      groff-base debhelper dpkg-dev fakeroot"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

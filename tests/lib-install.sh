@@ -13,6 +13,10 @@
 #	make must not inherit our make's jobserver.  Sets pr_build (the build
 #	directory, for a later pr_make) and pr_pc (the installed perfring.pc).
 #
+# pr_copy_source DEST
+#	Copy the source tree to DEST (without .git and _build*), distcleaned
+#	if it was configured in place.
+#
 # pr_make ARGS...
 #	make in $pr_build, quietly (log in $tmp/make.log, tail shown on failure).
 #
@@ -28,6 +32,18 @@ pr_make() {
 		>"$tmp/make.log" 2>&1 || { tail -30 "$tmp/make.log"; return 1; }
 }
 
+pr_copy_source() {	# DEST: a clean copy of the source tree (distcleaned if configured in place)
+	mkdir -p "$1" || die "cannot create $1"
+	(cd "$top_srcdir" && tar --exclude=./.git --exclude='./_build*' --exclude=./autom4te.cache \
+		-cf - .) | (cd "$1" && tar -xf -) || die "copying the source tree failed"
+	chmod -R u+w "$1"
+	if [ -f "$1/config.status" ]; then
+		(cd "$1" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s distclean) \
+			>"$tmp/distclean.log" 2>&1 ||
+			{ tail -20 "$tmp/distclean.log"; die "distclean of the copy failed"; }
+	fi
+}
+
 pr_install() {
 	_root=$1; shift
 	[ $# -gt 0 ] || set -- install
@@ -36,12 +52,7 @@ pr_install() {
 	_cfg=$(printf '%s\n' "$_cfg" | sed "s/'--srcdir=[^']*'//g; s/--srcdir=[^ ]*//g")
 	_src=$top_srcdir
 	if [ -f "$top_srcdir/config.status" ]; then
-		mkdir "$tmp/srctree"
-		(cd "$top_srcdir" && tar --exclude=./.git --exclude='./_build*' -cf - .) |
-			(cd "$tmp/srctree" && tar -xf -) || die "copying the source tree failed"
-		(cd "$tmp/srctree" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s distclean) \
-			>"$tmp/distclean.log" 2>&1 ||
-			{ tail -20 "$tmp/distclean.log"; die "distclean of the copy failed"; }
+		pr_copy_source "$tmp/srctree"
 		_src=$tmp/srctree
 	fi
 	pr_build=$tmp/build
