@@ -8,7 +8,17 @@
  *             --json-in reads): ATTR lines first, then one line per record
  *   --stats   "TYPE COUNT" per record type present, in type order, counted
  *             as perf report -D counts them, then "TOTAL N"
- *   --check   validate; one line per problem with the offset of its record
+ *   --check   validate; one line per problem with the offset of its record:
+ *             record sizes (8-aligned except the user types perf writes
+ *             unaligned: FEATURE, BUILD_ID, COMPRESSED, TRACING_DATA), the
+ *             minimum size of each type, the exact body + sample_id_all
+ *             trailer of kernel types (a missing or short trailer is named
+ *             as such), strings NUL-terminated in their field, the plugins'
+ *             and the SAMPLE codec's checks (counts running past the
+ *             record), sample ids no attr lists, attrs perf cannot mix,
+ *             time order (perf.data: perf's FINISHED_ROUND rule, perf-abi
+ *             5.5; rings: per task and CPU, as one ring may hold several
+ *             kernel rings' records), and the LOST totals in the summary
  *   --header  file header, attrs (names, ids) and features
  *
  * Exit: 0 ok, 1 problems found (--check), 2 usage error or unreadable or
@@ -1642,10 +1652,37 @@ static int json_preread(struct dump *d)
 	return r;
 }
 
+/* A progress line on a terminal's stderr, for long work. */
+static void progress(const struct dump *d, uint64_t nread, bool end)
+{
+	static gint64 start, last;
+	static bool shown;
+	gint64 now;
+
+	if (end) {
+		if (shown)
+			fprintf(stderr, "\r\033[K");
+		shown = false;
+		start = 0;
+		return;
+	}
+	now = g_get_monotonic_time();
+	if (!start) {
+		start = last = now;
+		return;
+	}
+	if (now - start < 1000000 || now - last < 200000 || !isatty(2))
+		return;
+	last = now;
+	shown = true;
+	fprintf(stderr, "\rperfring-dump: %s: %" PRIu64 " records...", d->path, nread);
+}
+
 static int dump_one(const char *path, bool banner)
 {
 	struct dump d = { .path = path };
 	struct item it;
+	uint64_t nread = 0;
 	int r = 1;
 
 	if (banner && !opt_json)
@@ -1683,8 +1720,12 @@ static int dump_one(const char *path, bool banner)
 		}
 		stats_from_reader(&d);
 	}
-	while (r > 0 && (r = input_next(&d, &it)) > 0)
+	while (r > 0 && (r = input_next(&d, &it)) > 0) {
 		handle(&d, &it);
+		if (!(++nread & 0xffff))
+			progress(&d, nread, false);
+	}
+	progress(&d, nread, true);
 	if (opt_header)
 		header_rest(&d);
 	else if (r == 0 && !d.is_ring && !perfring_perfdata_is_pipe(d.pd))
@@ -1742,6 +1783,19 @@ int main(int argc, char **argv)
 		"(time, cpu and pid/tid from the sample or the sample_id_all trailer, '-' when\n"
 		"absent; records no plugin decodes are shown as hex).");
 	g_option_context_set_description(ctx,
+		"Offsets are byte offsets in the file or stream (perf report -D counts pipe-mode\n"
+		"offsets from the end of the 16-byte stream header: 16 less); a record that came\n"
+		"out of a COMPRESSED record shows that record's offset, then +z and its offset\n"
+		"in the decompressed data.\n"
+		"\n"
+		"--stats prints one \"TYPE COUNT\" line per record type present, in type order\n"
+		"with perf's names (the order of perf report -D's \"Aggregated stats\", which\n"
+		"also leaves out zero counts), then \"TOTAL N\" (perf prints TOTAL first).\n"
+		"Every record counts once, COMPRESSED records and the records inside them alike.\n"
+		"\n"
+		"--check prints \"FILE: offset 0x...: problem\" per problem, then a summary\n"
+		"line with the number of records, of problems and the LOST totals.\n"
+		"\n"
 		"Several FILEs are processed one after the other (not with --json).\n"
 		"\n"
 		"Environment:\n"
