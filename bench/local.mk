@@ -25,6 +25,6 @@ EXTRA_DIST += bench/run-bench.sh bench/RESULTS.md bench/lttng-bench.c bench/lttn
 	bench/lttng-run.sh
 
 .PHONY: bench
-bench: all $(BENCH_PROGS)
+bench: $(lib_LTLIBRARIES) $(plugin_LTLIBRARIES) $(bin_PROGRAMS) $(BENCH_PROGS)
 	BENCH_BUILD='$(abs_top_builddir)' BENCH_SRC='$(abs_top_srcdir)' \
 	  $(SHELL) '$(srcdir)/bench/run-bench.sh'
