@@ -37,6 +37,15 @@ status "emulator ring: --json" 0 $?
 "$DUMP" --header "$W/g.ring" > "$W/g.hdr" 2>&1
 status "emulator ring: --header" 0 $?
 has "header: the event and its ids" "$W/g.hdr" '^  ids \(1\): [0-9]+'
+# --json is what perfring-replay --json-in reads: back into a ring, the
+# same records (offsets aside)
+if "$B/tools/perfring-replay" --json-in "$W/g.json" --ring "$W/g2.ring" 2>"$W/rp.err"; then
+	"$DUMP" "$W/g2.ring" | cut -d' ' -f2- > "$W/g2.txt"
+	cut -d' ' -f2- "$W/g.txt" > "$W/g1.txt"
+	same "--json | perfring-replay --json-in --ring: the same records" "$W/g1.txt" "$W/g2.txt"
+else
+	bad "perfring-replay --json-in refused our --json:"; sed 's/^/#   /' "$W/rp.err" | head -5
+fi
 # the same ring on standard input (a redirected file)
 "$DUMP" --stats - < "$W/g.ring" > "$W/g.stdin" 2>&1
 same "emulator ring on standard input" "$W/g.want" "$W/g.stdin"
@@ -70,8 +79,8 @@ for kind in wrap overwrite; do
 done
 
 # --- perfring-record --ring (needs perf_event_open for cpu-clock)
-if [ -x "$RECORD" ] && "$RECORD" --ring "$W/fr.ring" --size 64K -e cpu-clock -- \
-	"$B/tests/workloads/wl-threads" 0.3 > /dev/null 2>"$W/fr.err"; then
+if [ -x "$RECORD" ] && "$RECORD" --ring "$W/fr.ring" --size 1M -e cpu-clock -- \
+	"$B/tests/workloads/wl-threads" 0.2 > /dev/null 2>"$W/fr.err"; then
 	"$DUMP" --stats "$W/fr.ring" > "$W/fr.stats" 2>&1
 	status "perfring-record --ring: --stats" 0 $?
 	has "perfring-record --ring: samples" "$W/fr.stats" '^SAMPLE [1-9][0-9]*$'
@@ -82,6 +91,8 @@ if [ -x "$RECORD" ] && "$RECORD" --ring "$W/fr.ring" --size 64K -e cpu-clock -- 
 	"$DUMP" "$W/fr.ring" > "$W/fr.txt" 2>&1
 	status "perfring-record --ring: dump" 0 $?
 	has "perfring-record --ring: comm of the workload" "$W/fr.txt" ' COMM exec: wl-threads:'
+	"$DUMP" --header "$W/fr.ring" > "$W/fr.hdr" 2>&1
+	has "perfring-record --ring: a flight-recorder ring" "$W/fr.hdr" '^mode: overwrite'
 else
 	echo "# perfring-record --ring not tested: $(head -2 "$W/fr.err" 2>/dev/null)"
 fi
