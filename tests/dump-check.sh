@@ -38,6 +38,7 @@ for f in bad.ring bad.pipe; do
 	status "$f: dump of a file with problems" 0 $?
 done
 expect backward bad.ring "SAMPLE record time 1250 goes back 50 ns"
+expect attr2 bad.pipe "attr 1: the sample id is not where attr 0 has it.*non matching sample_type"
 expect order bad.pipe "SAMPLE record time 1250 is older than 1300, the newest record before the FINISHED_ROUND"
 
 "$DUMP" --check "$W/good.pipe" > "$W/good.check" 2>&1

@@ -17,6 +17,8 @@
  *   backward  ring: SAMPLE older than the previous one of its tid and cpu
  *   order     pipe: SAMPLE older than the previous round's newest record
  *   exitlong  EXIT record 8 bytes longer than body + trailer
+ *   attr2     pipe: a second HEADER_ATTR whose sample id is not where the
+ *             first one has it (perf: non matching sample_type)
  */
 #include "config.h"
 
@@ -175,16 +177,16 @@ static void finished_round(void)
 	emit(b, 8);
 }
 
-static void header_attr(void)
+static uint64_t header_attr(const struct perfring_attr *a, uint64_t id)
 {
 	unsigned char b[8 + sizeof(attr) + 8] = { 0 };
 	size_t n = 8 + PERFRING_ATTR_SIZE_VER7;
 
-	memcpy(b + 8, &attr, PERFRING_ATTR_SIZE_VER7);
-	memcpy(b + n, &ID, 8);
+	memcpy(b + 8, a, PERFRING_ATTR_SIZE_VER7);
+	memcpy(b + n, &id, 8);
 	n += 8;
 	hdr(b, PERFRING_RECORD_HEADER_ATTR, 0, n);
-	emit(b, n);
+	return emit(b, n);
 }
 
 int main(int argc, char **argv)
@@ -216,7 +218,7 @@ int main(int argc, char **argv)
 		}
 		fwrite("PERFILE2\x10\0\0\0\0\0\0\0", 1, 16, out);
 		out_off = 16;
-		header_attr();
+		header_attr(&attr, ID);
 	}
 	comm(1000, 0);
 	mmap2(1010, 0);
@@ -248,6 +250,12 @@ int main(int argc, char **argv)
 		printf("exitlong %" PRIu64 "\n", exit_rec(1600, 8));
 	exit_rec(1700, 0);
 	sample(1800, ID);
+	if (out && !good) {
+		struct perfring_attr a2 = attr;
+
+		a2.sample_type = (ST & ~PERFRING_SAMPLE_IDENTIFIER) | PERFRING_SAMPLE_ID;
+		printf("attr2 %" PRIu64 "\n", header_attr(&a2, 8));
+	}
 	if (ring)
 		perfring_ring_close(ring);
 	else if (fclose(out) != 0)

@@ -1001,6 +1001,27 @@ static bool aligned_type(uint32_t type)
 	       type != PERFRING_RECORD_COMPRESSED && type != PERFRING_RECORD_HEADER_TRACING_DATA;
 }
 
+/* perf's id_pos / is_pos (evsel.c): where the id sits in a SAMPLE, and
+ * how far from the end of a trailer; -1 without one */
+static int id_pos(uint64_t st)
+{
+	if (st & PERFRING_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(st & PERFRING_SAMPLE_ID))
+		return -1;
+	return __builtin_popcountll(st & (PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID |
+					  PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_ADDR));
+}
+
+static int is_pos(uint64_t st)
+{
+	if (st & PERFRING_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(st & PERFRING_SAMPLE_ID))
+		return -1;
+	return 1 + !!(st & PERFRING_SAMPLE_CPU) + !!(st & PERFRING_SAMPLE_STREAM_ID);
+}
+
 static void check_attrs(struct dump *d, uint64_t offset)
 {
 	for (; d->attrs_checked < d->nr_events; d->attrs_checked++) {
@@ -1024,24 +1045,12 @@ static void check_attrs(struct dump *d, uint64_t offset)
 		if ((a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) != (a0->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
 			problem(d, off, "attr %zu: sample_id_all differs from attr 0 (perf: non matching sample_id_all)",
 				i);
-		if (a->read_format != a0->read_format)
-			problem(d, off, "attr %zu: read_format differs from attr 0 (perf: non matching read_format)",
+		/* perf 6.1 only logs a read_format mismatch (debug level) */
+		if (id_pos(a->sample_type) != id_pos(a0->sample_type) ||
+		    is_pos(a->sample_type) != is_pos(a0->sample_type) ||
+		    id_pos(a->sample_type) < 0 || is_pos(a->sample_type) < 0)
+			problem(d, off, "attr %zu: the sample id is not where attr 0 has it, or missing (perf: non matching sample_type)",
 				i);
-		if (!((a->sample_type & a0->sample_type) & PERFRING_SAMPLE_IDENTIFIER)) {
-			uint64_t s = a->sample_type, s0 = a0->sample_type;
-			int id_pos = (s & PERFRING_SAMPLE_ID) ?
-				     __builtin_popcountll(s & 15) : -1;
-			int id_pos0 = (s0 & PERFRING_SAMPLE_ID) ?
-				      __builtin_popcountll(s0 & 15) : -1;
-			int is_pos = (s & PERFRING_SAMPLE_ID) ?
-				     !!(s & PERFRING_SAMPLE_CPU) + !!(s & PERFRING_SAMPLE_STREAM_ID) : -1;
-			int is_pos0 = (s0 & PERFRING_SAMPLE_ID) ?
-				      !!(s0 & PERFRING_SAMPLE_CPU) + !!(s0 & PERFRING_SAMPLE_STREAM_ID) : -1;
-
-			if (id_pos != id_pos0 || is_pos != is_pos0 || id_pos < 0)
-				problem(d, off, "attr %zu: the sample id is not where attr 0 has it (perf: non matching sample_type)",
-					i);
-		}
 	}
 }
 
