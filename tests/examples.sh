@@ -24,6 +24,8 @@ PERFRING_NO_DLCLOSE=1
 export LD_LIBRARY_PATH PERFRING_PLUGIN_PATH PERFRING_NO_DLCLOSE
 cflags="-O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer $pr_san"
 perf=${PERF:-$(command -v perf || true)}
+dump=$(find "$tmp/root" -path '*/bin/perfring-dump' | head -n 1)
+[ -n "$dump" ] || die "perfring-dump not installed"
 
 build() {	# example folder
 	cp -r "$top_srcdir/examples/$1" "$tmp/$1" && chmod -R u+w "$tmp/$1" ||
@@ -39,6 +41,27 @@ $cc_cmd >"$tmp/hello.build" 2>&1 || { cat "$tmp/hello.build"; die "hello-ring do
 cat "$tmp/hello.out"
 [ "$(grep -c ' SAMPLE .*pid 42 ip 0x4010' "$tmp/hello.out")" -eq 5 ] ||
 	die "hello-ring did not read back its 5 samples"
+
+# ---- the README's five-minute tour, as printed there ----
+awk '/^<!-- tour.c/ { want = 1; next } want && /^```c$/ { on = 1; next } on && /^```$/ { exit }
+	on' "$top_srcdir/README.md" >"$tmp/tour.c"
+[ -s "$tmp/tour.c" ] || die "no tour.c block found in README.md"
+${CC:-cc} $cflags -o "$tmp/tour" "$tmp/tour.c" $(pkg-config --cflags --libs perfring) $pr_san \
+	>"$tmp/tour.build" 2>&1 || { cat "$tmp/tour.build"; die "README's tour.c does not build"; }
+(cd "$tmp" && ./tour) >"$tmp/tour.out" 2>&1 || { cat "$tmp/tour.out"; die "README's tour failed"; }
+cat "$tmp/tour.out"
+[ "$(grep -c '^0x[0-9a-f]* COMM  *48 bytes$' "$tmp/tour.out")" -eq 1 ] &&
+	[ "$(grep -c '^0x[0-9a-f]* SAMPLE 48 bytes$' "$tmp/tour.out")" -eq 3 ] ||
+	die "README's tour did not read back a COMM and 3 SAMPLEs"
+"$dump" --stats "$tmp/tour.data" >"$tmp/tour.stats" 2>&1 || { cat "$tmp/tour.stats"; die "tour.data unreadable"; }
+awk '$1 == "COMM" && $2 == 1 { c = 1 } $1 == "SAMPLE" && $2 == 3 { s = 1 } END { exit !(c && s) }' \
+	"$tmp/tour.stats" || { cat "$tmp/tour.stats"; die "tour.data does not hold its records"; }
+if [ -n "$perf" ] && [ -x "$perf" ]; then
+	"$perf" script -i "$tmp/tour.data" --show-task-events >"$tmp/tour.script" 2>&1 ||
+		{ cat "$tmp/tour.script"; die "perf script on tour.data failed"; }
+	[ "$(grep -c '^ *guest  *42 .* cpu-clock:u: *4010[012]0 ' "$tmp/tour.script")" -eq 3 ] ||
+		{ cat "$tmp/tour.script"; die "perf script does not show the tour's 3 samples of guest"; }
+fi
 
 # ---- self-profile: counts around one of its functions through the hw backend ----
 build self-profile
@@ -65,7 +88,6 @@ cat "$tmp/ss.out"
 n=$(sed -n 's/^sigprof-sampler: \([0-9]*\) SIGPROF samples.*/\1/p' "$tmp/ss.out")
 [ -n "$n" ] && [ "$n" -ge 10 ] || die "too few SIGPROF samples ($n) for 400 ms of CPU"
 grep -q ', 0 dropped$' "$tmp/ss.out" || die "the sampler dropped records"
-dump=$(find "$tmp/root" -path '*/bin/perfring-dump' | head -n 1)
 "$dump" --check "$tmp/ss.data" >"$tmp/ss.check" 2>&1 || { cat "$tmp/ss.check"; die "perfring-dump --check: problems"; }
 "$dump" --stats "$tmp/ss.data" >"$tmp/ss.stats" 2>&1 || { cat "$tmp/ss.stats"; die "perfring-dump --stats failed"; }
 cat "$tmp/ss.stats"
