@@ -2,7 +2,8 @@
 # perfring-dump --check on inputs with known problems, written by
 # tests/dump-mkbad (a ring file and a pipe-mode perf.data): every problem is
 # reported at the offset of its record, with exit 1; the same records
-# without the bad ones check clean (exit 0).
+# without the bad ones check clean (exit 0).  Every perf.data fixture
+# checks clean and counts as perf report -D counted it.
 set -u
 . "$top_srcdir/tests/dump-lib.sh"
 MK="$B/tests/dump-mkbad"
@@ -46,6 +47,28 @@ status "good.pipe: --check" 0 $?
 has "good.pipe: clean summary" "$W/good.check" "^$W/good.pipe: [0-9]+ records, 0 problems$"
 [ "$(wc -l < "$W/good.check")" -eq 1 ] && ok "good.pipe: only the summary line" ||
 	bad "good.pipe: more than the summary line"
+
+# every perf.data fixture (all written by perf record): --check clean, and
+# --stats equal to the perf report -D "Aggregated stats" kept beside it
+FX="$top_srcdir/tests/fixtures"
+for F in "$FX"/*.data; do
+	f=$(basename "$F")
+	case $f in *.old) continue ;; esac
+	"$DUMP" --check "$F" > "$W/fx.check" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(wc -l < "$W/fx.check")" -eq 1 ]; then
+		ok "fixture $f: --check clean"
+	else
+		bad "fixture $f: --check exit $rc:"; sed 's/^/#   /' "$W/fx.check" | head -5
+	fi
+	st="${F%.data}.stats"
+	[ -f "$st" ] || continue
+	awk '/^Aggregated stats:/ { on = 1; next } on && / stats:$/ { exit }
+	     on && $2 == "events:" { print $1, $3 }' "$st" > "$W/fx.all"
+	{ grep -v '^TOTAL ' "$W/fx.all"; grep '^TOTAL ' "$W/fx.all"; } > "$W/fx.perf"
+	"$DUMP" --stats "$F" > "$W/fx.ours" 2>&1
+	same "fixture $f: --stats equals perf report -D" "$W/fx.perf" "$W/fx.ours"
+done
 
 # the same through standard input (a pipe)
 cat "$W/bad.pipe" | "$DUMP" --check - > "$W/stdin.check" 2>&1
