@@ -3,7 +3,8 @@
 # into a temporary DESTDIR (tests/lib-install.sh, shared with
 # example-plugin.sh); deb.sh builds the Debian packages and runs only with
 # PERFRING_TEST_DEB=1 (several minutes).
-DOCS_SH_TESTS = tests/man-pages.sh tests/examples.sh tests/install.sh tests/deb.sh
+DOCS_SH_TESTS = tests/man-pages.sh tests/examples.sh tests/install.sh tests/deb.sh \
+	tests/progress.sh
 TESTS += $(DOCS_SH_TESTS)
 EXTRA_DIST += $(DOCS_SH_TESTS) tests/lib-install.sh \
 	examples/self-profile/Makefile examples/self-profile/self-profile.c \
