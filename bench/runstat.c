@@ -2,7 +2,9 @@
 /*
  * runstat -r RESULT [-i IN] [-o OUT] [-e ERR] -- CMD [ARG...]
  * Runs CMD (stdin from IN, stdout to OUT if given) and appends one line to
- * RESULT (stderr appended to ERR if given): "wall=SECONDS rss_kb=PEAK_RSS rc=EXIT_STATUS".  Peak RSS is the
+ * RESULT (stderr appended to ERR if given):
+ * "wall=SECONDS rss_kb=PEAK_RSS rc=EXIT_STATUS cpu=SECONDS", where cpu is the
+ * user + system time of CMD and every descendant it waited for.  Peak RSS is the
  * child's ru_maxrss (wait4), so the harness needs no /usr/bin/time.
  */
 #define _GNU_SOURCE
@@ -75,7 +77,9 @@ int main(int argc, char **argv)
 	f = fopen(res, "a");
 	if (!f)
 		return 2;
-	fprintf(f, "wall=%.6f rss_kb=%ld rc=%d\n", t, ru.ru_maxrss, rc);
+	fprintf(f, "wall=%.6f rss_kb=%ld rc=%d cpu=%.6f\n", t, ru.ru_maxrss, rc,
+		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6);
 	fclose(f);
 	return 0;
 }
