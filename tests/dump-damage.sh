@@ -157,6 +157,32 @@ for i in 1 2 3 4 5; do
 		bad "pipe header + garbage ($i): exit $rc:"; sed 's/^/#   /' "$W/d.err" | head -3
 	fi
 done
+# mutations: two bytes overwritten at spread offsets (record sizes, attr
+# fields, compressed data...): every mode ends by itself with 0, 1 or 2
+for f in pd-file pd-pipe pd-zstd pd-pipe-zstd; do
+	src="$FX/$f.data"
+	size=$(stat -c %s "$src")
+	worst=0
+	for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		off=$(( (seed * 7919 + seed * seed * 104729) % size ))
+		cp "$src" "$W/mut.data"
+		case $((seed % 4)) in
+		0) v='\000\000' ;; 1) v='\377\377' ;; 2) v='\011\000' ;; *) v='\370\377' ;;
+		esac
+		poke "$W/mut.data" "$off" "$v"
+		for mode in "" --json --stats --check --header; do
+			timeout 5 "$DUMP" $mode "$W/mut.data" > /dev/null 2>"$W/mut.err"
+			rc=$?
+			if [ $rc -gt 2 ]; then
+				worst=$rc
+				echo "# $f: $v at $off, $mode: exit $rc"; head -3 "$W/mut.err" | sed 's/^/#   /'
+			fi
+		done
+	done
+	[ $worst -eq 0 ] && ok "$f: 12 mutations x 5 modes: no crash, no hang" ||
+		bad "$f: mutations: a crash or a hang"
+done
+
 # the damaged modes: --stats, --json and --check also exit 2
 for mode in --stats --json --check --header; do
 	timeout 5 "$DUMP" $mode "$W/z.data" > /dev/null 2>"$W/d.err"
