@@ -118,9 +118,12 @@ lines=$("$perf" script -i "$tmp/p.data" -F ip 2>/dev/null | wc -l)
 [ "$lines" = "$n" ] || fail "-p: perf script printed $lines samples, the summary said $n"
 
 # -p ends by itself when the process exits (pidfd), with everything drained.
-"$wl/wl-threads" 0.8 >/dev/null &
+# (2.5 s of wall time: attaching takes a while under sanitizers on a busy
+# machine, and the threads share the CPUs with everything else.)
+"$wl/wl-threads" 2.5 >"$tmp/ready2" &
 bg=$!
-sleep 0.1
+i=0
+while ! grep -q ready "$tmp/ready2" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 timeout 20 "$rec" -e cpu-clock -F 999 -p "$bg" -o "$tmp/pe.data" 2>"$tmp/rec.err" ||
 	fail "-p until exit: exit $?: $(cat "$tmp/rec.err")"
 wait "$bg"; bg=
