@@ -677,7 +677,7 @@ static void put_sample(const struct dump *d, const struct item *it, const struct
 	case PERFRING_MISC_GUEST_USER: put_s(" guest-user"); break;
 	default: break;
 	}
-	if (d->nr_events > 1) {
+	if (d->nr_events > 1 && it->attr_idx >= 0 && (size_t)it->attr_idx < d->nr_events) {
 		put_s(" event ");
 		if (d->names[it->attr_idx])
 			put_s(d->names[it->attr_idx]);
