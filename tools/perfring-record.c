@@ -74,7 +74,7 @@ static const GOptionEntry entries[] = {
 	  "List the plugins found and exit", NULL },
 	{ "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version,
 	  "Show the library version and plugin ABI and exit", NULL },
-	{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_cmd, NULL, "CMD..." },
+	{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_cmd, NULL, "[--] CMD [ARG...]" },
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -601,7 +601,7 @@ int main(int argc, char **argv)
 	tool_init("perfring-record");
 	/* A closed output pipe (-o - | head) is a write error, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
-	ctx = g_option_context_new("[-- CMD [ARG...]]");
+	ctx = g_option_context_new("");
 	g_option_context_set_summary(ctx,
 		"Sample (or with --stat count) a command, a running process (-p) or every CPU (-a)\n"
 		"with perf_event_open, into a perf.data file that perf report reads.");
