@@ -405,9 +405,7 @@ static void input_close(struct dump *d)
 	perfring_reader_free(d->rd);
 	perfring_ring_close(d->ring);
 	perfring_perfdata_close(d->pd);
-	if (d->is_ring || !d->pd) {
-		/* ring: arrays are ours; perf.data arrays too (pointers borrowed) */
-	}
+	/* the arrays are ours, the pointers in them borrowed */
 	g_free(d->attrs);
 	g_free(d->ids);
 	g_free(d->nr_ids);
