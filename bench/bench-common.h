@@ -16,6 +16,19 @@ static inline double bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * CPU time of the calling thread: what a single-threaded measurement uses,
+ * so that time slices lost to other processes on a shared machine do not
+ * count (the machine the bench is run on is usually busy).
+ */
+static inline double bench_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

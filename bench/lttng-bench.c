@@ -37,7 +37,7 @@ int main(void)
 		double t0;
 
 		ours[k] = ring_write_once(&s, n).prod_ns;
-		t0 = bench_now();
+		t0 = bench_cpu_now();
 		for (i = 0; i < n; i++) {
 			const unsigned char *p = s.src + s.rec * (i & (NSRC - 1));
 			uint32_t v[4];
@@ -48,7 +48,7 @@ int main(void)
 			lttng_ust_tracepoint(perfring_bench, fork, v[0], v[1], v[2], v[3],
 					     q[0], q[1], q[2]);
 		}
-		peer[k] = (bench_now() - t0) * 1e9 / (double)n;
+		peer[k] = (bench_cpu_now() - t0) * 1e9 / (double)n;
 		usleep(200000);	/* let the consumer daemon drain */
 	}
 	double o = bench_median(ours, reps), p = bench_median(peer, reps);

@@ -166,7 +166,7 @@ if test "$RC" = 0; then
 else
 	skip replay-vs-perf-inject ">=5" "perfring-replay exit status $RC"
 fi
-rm -f "$W/inject.data" "$W/copy.ring" "$W/replay.data"
+rm -f "$W"/inject.data* "$W/copy.ring" "$W"/replay.data*
 
 # ---- record -----------------------------------------------------------------
 iters=$(fint "300000 * $SCALE + 1000")
