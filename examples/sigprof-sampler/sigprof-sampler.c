@@ -5,9 +5,9 @@
  * time; the handler takes the interrupted instruction pointer from its
  * ucontext, encodes a SAMPLE and writes it into a ring.  The main thread
  * writes records into the same ring too (its side-band, and one SAMPLE of a
- * second event per unit of work), so a handler regularly interrupts a
- * main-thread write: the ring's writes nest like the kernel's, and both
- * records come out whole.
+ * second event per unit of work, held reserved while the unit runs), so
+ * handlers regularly write while a main-thread write is open: the ring's
+ * writes nest like the kernel's, and every record comes out whole.
  *
  * At the end the ring is turned into a perf.data through the writer API,
  * with a COMM for this process and an MMAP2 for every executable mapping
@@ -306,18 +306,32 @@ int main(int argc, char **argv)
 	}
 	start = cpu_ns();
 	while (cpu_ns() - start < run_ns) {
-		struct perfring_sample s = { .identifier = ids[1], .pid = my_pid, .tid = my_tid,
+		struct perfring_sample s = { .identifier = ids[1], .ip = (uintptr_t)&sampler_work_light,
+					     .pid = my_pid, .tid = my_tid, .time = now_ns(),
 					     .period = 1 };
+		struct perfring_wr wr;
 		uint64_t buf[16];
+		int n;
 
 		sampler_work_heavy();
-		sampler_work_light();
-		/* One SAMPLE of event 1 per unit of work, from the main thread. */
-		s.ip = (uint64_t)(uintptr_t)&sampler_work_light;
-		s.time = now_ns();
-		if (perfring_sample_encode(&attrs[1], &s, PERFRING_MISC_USER, buf, sizeof(buf)) > 0 &&
-		    main_write(buf) == 0)
+		/*
+		 * One SAMPLE of event 1 per light unit of work, reserved before
+		 * the unit runs and committed after it (as a tracer reserves a
+		 * span and fills it in at the end): the SIGPROF samples taken
+		 * meanwhile nest inside this open write, land after it in the
+		 * ring, and are published by its commit.
+		 */
+		n = perfring_sample_encode(&attrs[1], &s, PERFRING_MISC_USER, buf, sizeof(buf));
+		in_main_write = 1;
+		if (n > 0 && perfring_ring_reserve(ring, (size_t)n, &wr) == 0) {
+			sampler_work_light();
+			perfring_ring_copy(ring, &wr, 0, buf, (size_t)n);
+			perfring_ring_commit(ring, &wr);
 			units++;
+		} else {
+			sampler_work_light();
+		}
+		in_main_write = 0;
 	}
 	it = (struct itimerval){ 0 };
 	setitimer(ITIMER_PROF, &it, NULL);
