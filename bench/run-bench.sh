@@ -179,19 +179,24 @@ lost_of() {
 # load of the machine changes all three alike; the workload times itself.
 med() { sort -g "$1" | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 RREPS=$((TREPS < 5 ? 5 : TREPS))
+# record_cmp THREADS: the comparison with a workload of THREADS threads (2:
+# every CPU busy, the profiler competes with the workload; 1: a CPU free
+# for the profiler).
+record_cmp() {
+thr=$1; sfx=${2:-}
 rm -f "$W"/wl-*.txt "$W"/lost-*.txt "$W"/wall-*.txt "$W"/cpu-*.txt
 i=0
 while test $i -lt $RREPS; do
-	WL_TIME_FILE="$W/wl-alone.txt" "$B/bench/wl-bench" work "$iters" 2
+	WL_TIME_FILE="$W/wl-alone.txt" "$B/bench/wl-bench" work "$iters" $thr
 	rm -f "$W/rs.txt"
 	WL_TIME_FILE="$W/wl-perf.txt" "$RUNSTAT" -r "$W/rs.txt" -o /dev/null -e "$W/stderr.txt" -- \
-		"$PERF" record -q $REC_OPTS -o "$W/rec-perf.data" -- "$B/bench/wl-bench" work "$iters" 2
+		"$PERF" record -q $REC_OPTS -o "$W/rec-perf.data" -- "$B/bench/wl-bench" work "$iters" $thr
 	sed 's/^wall=\([^ ]*\).*/\1/' "$W/rs.txt" >> "$W/wall-perf.txt"
 	sed 's/.*cpu=//' "$W/rs.txt" >> "$W/cpu-perf.txt"
 	lost_of "$W/rec-perf.data" >> "$W/lost-perf.txt"
 	rm -f "$W/rs.txt"
 	WL_TIME_FILE="$W/wl-ours.txt" "$RUNSTAT" -r "$W/rs.txt" -o /dev/null -e "$W/stderr.txt" -- \
-		"$RECORD" $REC_OPTS -o "$W/rec-ours.data" -- "$B/bench/wl-bench" work "$iters" 2
+		"$RECORD" $REC_OPTS -o "$W/rec-ours.data" -- "$B/bench/wl-bench" work "$iters" $thr
 	sed 's/^wall=\([^ ]*\).*/\1/' "$W/rs.txt" >> "$W/wall-ours.txt"
 	sed 's/.*cpu=//' "$W/rs.txt" >> "$W/cpu-ours.txt"
 	ours_rc=$(sed 's/.*rc=\([0-9]*\).*/\1/' "$W/rs.txt")
@@ -201,15 +206,18 @@ done
 alone=$(med "$W/wl-alone.txt")
 peer=$(med "$W/wl-perf.txt"); peer_wall=$(med "$W/wall-perf.txt"); peer_lost=$(med "$W/lost-perf.txt")
 ours=$(med "$W/wl-ours.txt"); ours_wall=$(med "$W/wall-ours.txt"); ours_lost=$(med "$W/lost-ours.txt")
-echo "INFO record: $REC_OPTS, wl-bench work $iters 2, $RREPS interleaved runs, medians (workload's own time): alone ${alone}s, under perf record ${peer}s (whole run ${peer_wall}s), under perfring-record ${ours}s (whole run ${ours_wall}s, exit $ours_rc)"
-line record-slowdown "$(fcalc "$ours / $alone")x" "$(fcalc "$peer / $alone")x(perf-record)" \
+echo "INFO record$sfx: $REC_OPTS, wl-bench work $iters $thr, $RREPS interleaved runs, medians (workload's own time): alone ${alone}s, under perf record ${peer}s (whole run ${peer_wall}s), under perfring-record ${ours}s (whole run ${ours_wall}s, exit $ours_rc)"
+line record-slowdown$sfx "$(fcalc "$ours / $alone")x" "$(fcalc "$peer / $alone")x(perf-record)" \
 	"$(fcalc "$ours / $peer")" "<=" 1.05
 # CPU time of profiler + workload together: less sensitive to the load of
 # a shared machine than the workload's wall time.
-line record-cpu "$(med "$W/cpu-ours.txt")s" "$(med "$W/cpu-perf.txt")s(perf-record)" \
+line record-cpu$sfx "$(med "$W/cpu-ours.txt")s" "$(med "$W/cpu-perf.txt")s(perf-record)" \
 	"$(fcalc "$(med "$W/cpu-ours.txt") / $(med "$W/cpu-perf.txt")")" "<=" 1.05
-line record-lost "${ours_lost}lost/run" "${peer_lost}lost/run(perf-record)" \
+line record-lost$sfx "${ours_lost}lost/run" "${peer_lost}lost/run(perf-record)" \
 	"$(fcalc "($ours_lost + 1) / ($peer_lost + 1)")" "<=" 1
+}
+record_cmp 2
+record_cmp 1 -1thread
 TREPS_SAVE=$TREPS; TREPS=$((TREPS < 5 ? 5 : TREPS))
 measure /dev/null "$RECORD" -o "$W/true-ours.data" -- true; ours=$MED
 measure /dev/null "$PERF" record -q -o "$W/true-perf.data" -- true; peer=$MED
