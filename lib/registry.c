@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <gmodule.h>
@@ -238,6 +239,48 @@ find_by_realpath(const struct perfring_registry *reg, const char *rp)
 	return NULL;
 }
 
+/*
+ * Anyone who can write a plugin file, or the directory it is found in, can
+ * run code in every program that loads it: refuse a file or a directory
+ * that is world-writable (a directory only when it is also not sticky, for
+ * a file named explicitly; a scanned directory never) or owned by a user
+ * other than root and us.  Returns 0 or -EPERM with diag naming the path
+ * and the reason.
+ */
+static int check_owner_mode(const char *path, const struct stat *st, bool scanned,
+			    struct perfring_diag *diag)
+{
+	const char *what = S_ISDIR(st->st_mode) ? "plugin directory" : "plugin";
+
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		pr_diag_set(diag, -EPERM, path, PR_NO_OFFSET,
+			    "refusing %s: owned by another user (uid %u)", what,
+			    (unsigned)st->st_uid);
+		return -EPERM;
+	}
+	if ((st->st_mode & S_IWOTH) &&
+	    (!S_ISDIR(st->st_mode) || scanned || !(st->st_mode & S_ISVTX))) {
+		pr_diag_set(diag, -EPERM, path, PR_NO_OFFSET,
+			    "refusing %s: writable by every user (mode %04o)", what,
+			    (unsigned)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The directory holding path (which names a file). */
+static int check_parent(const char *path, struct perfring_diag *diag)
+{
+	char *dir = g_path_get_dirname(path);
+	struct stat st;
+	int ret = 0;
+
+	if (stat(dir, &st) == 0)
+		ret = check_owner_mode(dir, &st, false, diag);
+	g_free(dir);
+	return ret;
+}
+
 /* Returns 1 if loaded, 0 if the same file was already loaded, or -errno. */
 static int load_file(struct perfring_registry *reg, const char *path,
 		     struct perfring_diag *diag)
@@ -261,6 +304,11 @@ static int load_file(struct perfring_registry *reg, const char *path,
 			    "cannot load plugin: not a regular file");
 		return -EINVAL;
 	}
+	ret = check_owner_mode(path, &st, false, diag);
+	if (ret == 0)
+		ret = check_parent(path, diag);
+	if (ret < 0)
+		return ret;
 	rp = realpath(path, NULL);
 	if (rp && find_by_realpath(reg, rp)) {
 		free(rp);
@@ -376,8 +424,14 @@ static int load_dir(struct perfring_registry *reg, const char *dir,
 	GPtrArray *names;
 	struct dirent *de;
 	DIR *dp;
+	struct stat st;
 	int ret = 0, n = 0;
 
+	if (stat(dir, &st) == 0) {
+		ret = check_owner_mode(dir, &st, true, diag);
+		if (ret < 0)
+			return ret;
+	}
 	dp = opendir(dir);
 	if (!dp) {
 		ret = -errno;
