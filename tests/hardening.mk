@@ -1,0 +1,14 @@
+# Hardening (issue 7, all but the fuzz targets): crash safety, a hostile
+# ring producer, resource edges, plugin loading rules (check_hardening);
+# truncation sweep of perfring-dump and perfring-replay, the tools on a full
+# disk or an unwritable output (hardening-*.sh).
+check_PROGRAMS += tests/check_hardening
+tests_check_hardening_SOURCES = tests/check_hardening.c tests/testutil.h
+tests_check_hardening_CPPFLAGS = $(TEST_CPPFLAGS) \
+	-DBUILD_COMM_SO='"$(abs_top_builddir)/plugins/comm/.libs/comm.so"'
+tests_check_hardening_LDADD = $(TEST_LDADD)
+EXTRA_tests_check_hardening_DEPENDENCIES = $(plugin_LTLIBRARIES)
+
+HARDENING_SH_TESTS =
+TESTS += tests/check_hardening $(HARDENING_SH_TESTS)
+EXTRA_DIST += $(HARDENING_SH_TESTS)
