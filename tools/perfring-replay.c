@@ -101,10 +101,13 @@ static bool progress_shown;
 static void progress(bool end)
 {
 	static double last;
+	static int tty = -1;	/* isatty(2), asked once: this runs per record */
 	struct timespec ts;
 	double now;
 
-	if (!isatty(2))
+	if (tty < 0)
+		tty = isatty(2);
+	if (!tty)
 		return;
 	if (end) {
 		if (progress_shown)
@@ -354,6 +357,17 @@ static int input_open(struct input *in)
 	if (!perfring_perfdata_nr_attrs(in->pd)) {
 		tool_error("%s: the perf.data describes no event", in->path);
 		return -1;
+	}
+	/* A file cut short in its feature sections is damaged too. */
+	for (size_t i = 0; !perfring_perfdata_is_pipe(in->pd) &&
+			   i < perfring_perfdata_nr_features(in->pd); i++) {
+		struct perfring_perfdata_feature f;
+		struct perfring_diag fd = { 0 };
+
+		if (perfring_perfdata_feature(in->pd, i, &f, &fd) == -EBADMSG) {
+			problem(in->path, fd.offset, "%s", fd.msg);
+			break;
+		}
 	}
 	return 0;
 diag_fail:
