@@ -1254,6 +1254,7 @@ PERFRING_API void perfring_ring_stats(const struct perfring_ring *r, struct perf
 struct perfring_reader {
 	struct perfring_ring *r;
 	uint64_t pos;			/* next record (normal mode) */
+	uint64_t released;		/* pages below this position were dropped */
 	int err;			/* sticky */
 	struct perfring_diag diag;
 	unsigned char *bounce;
@@ -1295,6 +1296,7 @@ PERFRING_API int perfring_reader_new(struct perfring_ring *r, struct perfring_re
 			goto nomem;
 	} else {
 		rd->pos = pr_read_once(&r->hdr->data_tail);
+		rd->released = rd->pos;
 	}
 	*out = rd;
 	return 0;
@@ -1530,6 +1532,41 @@ static int reader_next_ow(struct perfring_reader *rd, struct perfring_record *re
 	}
 }
 
+/*
+ * Every record is copied out before it is returned, so the pages a reader
+ * has passed are not needed any more.  For a ring this library mapped
+ * (MAP_SHARED: a file, a memfd or shared anonymous memory), drop them from
+ * this process every PR_RELEASE_BYTES so that reading a large ring file
+ * keeps the resident set flat; the data stays in the file or shared memory
+ * and is faulted back in if anyone here touches it again.  Not for wrapped
+ * mappings (a kernel perf ring belongs to its caller).
+ */
+#define PR_RELEASE_BYTES (8u << 20)
+
+static void release_passed(struct perfring_reader *rd)
+{
+	const struct perfring_ring *r = rd->r;
+	uint64_t from, to;
+
+	if (!r->owns_map || rd->pos - rd->released < PR_RELEASE_BYTES)
+		return;
+	/* Whole pages strictly behind pos, at most one lap. */
+	from = (rd->released + r->page_size - 1) & ~(uint64_t)(r->page_size - 1);
+	to = rd->pos & ~(uint64_t)(r->page_size - 1);
+	if (to - from > r->data_size)
+		from = to - r->data_size;
+	while (from < to) {
+		uint64_t o = from & r->mask;
+		uint64_t n = to - from;
+
+		if (n > r->data_size - o)
+			n = r->data_size - o;	/* up to the end of the area */
+		madvise(r->data + o, (size_t)n, MADV_DONTNEED);
+		from += n;
+	}
+	rd->released = rd->pos;
+}
+
 PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfring_record *rec)
 {
 	struct perfring_ring *r;
@@ -1555,6 +1592,7 @@ PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfrin
 			return rd->err = err;
 		if (head == rd->pos)
 			return 0;
+		release_passed(rd);
 		err = frame_check(rd, &rd->diag, rd->pos, head, &size);
 		if (err)
 			return rd->err = err;
