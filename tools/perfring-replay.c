@@ -358,7 +358,18 @@ static int input_open(struct input *in)
 		tool_error("%s: the perf.data describes no event", in->path);
 		return -1;
 	}
-	/* A file cut short in its feature sections is damaged too. */
+	/* A file cut short in its feature table or sections is damaged too. */
+	if (!perfring_perfdata_is_pipe(in->pd)) {
+		const struct perfring_perfdata_header *h = perfring_perfdata_header(in->pd);
+		size_t bits = 0;
+
+		for (int w = 0; w < 4; w++)
+			bits += (size_t)__builtin_popcountll(h->features[w]);
+		if (perfring_perfdata_nr_features(in->pd) < bits)
+			problem(in->path, h->data_offset + h->data_size,
+				"feature table truncated: %zu of %zu sections",
+				perfring_perfdata_nr_features(in->pd), bits);
+	}
 	for (size_t i = 0; !perfring_perfdata_is_pipe(in->pd) &&
 			   i < perfring_perfdata_nr_features(in->pd); i++) {
 		struct perfring_perfdata_feature f;
