@@ -495,11 +495,16 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	if (r.w) {
 		for (uint32_t i = 0; i < r.nring; i++)
 			perfring_writer_end_source(r.w, r.sources[i], NULL);
-		/* As perf record does: keep the previous file as FILE.old. */
+		/*
+		 * As perf record does: keep the previous file as FILE.old.  A
+		 * hard link keeps it under FILE too until the writer's rename
+		 * replaces it, so a failed close leaves the old FILE in place.
+		 */
 		if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
 			char *old = g_strconcat(out, ".old", NULL);
 
-			if (rename(out, old) < 0)
+			unlink(old);
+			if (link(out, old) < 0 && rename(out, old) < 0)
 				tool_error("warning: cannot keep %s as %s: %s", out, old,
 					   strerror(errno));
 			g_free(old);
