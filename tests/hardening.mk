@@ -9,6 +9,6 @@ tests_check_hardening_CPPFLAGS = $(TEST_CPPFLAGS) \
 tests_check_hardening_LDADD = $(TEST_LDADD)
 EXTRA_tests_check_hardening_DEPENDENCIES = $(plugin_LTLIBRARIES)
 
-HARDENING_SH_TESTS = tests/hardening-truncate.sh tests/hardening-fail.sh
+HARDENING_SH_TESTS = tests/hardening-truncate.sh tests/hardening-fail.sh tests/hardening-edges.sh
 TESTS += tests/check_hardening $(HARDENING_SH_TESTS)
 EXTRA_DIST += $(HARDENING_SH_TESTS)
