@@ -6,7 +6,8 @@
 #    perf.data writer) -> perfring-dump (perf.data reader), and again
 #    perf.data -> perfring-replay -> perf.data;
 #  - comm names of 15 bytes (kept), 16 and 100 bytes (refused by the JSON
-#    encoder with a message; the kernel never writes more than 15);
+#    encoder with a message; the kernel never writes more than 15), and a
+#    100-byte comm spliced into a perf.data (displayed whole, copied);
 #  - 10^6 COMMs and samples for distinct pids: replay and dump in bounded
 #    time (timeout) and memory (max RSS, where /usr/bin/time exists).
 #    HARDENING_PIDS=N changes the count.
@@ -68,6 +69,28 @@ has "16-byte comm: line 2" "$W/err" 'line 2: field "comm": expected at most 15 b
 has "100-byte comm: line 3" "$W/err" 'line 3: field "comm": expected at most 15 bytes'
 "$DUMP" "$W/c.data" > "$W/c.txt"
 has "the valid comm after them is written" "$W/c.txt" "COMM ok:5/5"
+
+# a 100-byte comm as no kernel writes it, spliced into a pipe-mode perf.data
+# in place of a 15-byte one: still decoded and displayed, and copied by replay
+{ echo "$ATTR"; comm abcdefghijklmno 1
+  echo '{"type":"SAMPLE","misc":2,"ip":"0x401000","pid":5,"tid":5,"time":2}'; } > "$W/p.json"
+"$REPLAY" --json-in "$W/p.json" -o - > "$W/p.data"
+off=$(( $("$DUMP" "$W/p.data" | grep " COMM " | cut -d" " -f1) ))
+c100=$(head -c 100 /dev/zero | tr '\0' c)
+{ head -c $off "$W/p.data"
+  printf '\003\000\000\000\000\000\210\000'		# COMM, 136 bytes
+  tail -c +$((off + 9)) "$W/p.data" | head -c 8		# pid, tid
+  printf '%s\000\000\000\000' "$c100"
+  tail -c +$((off + 33)) "$W/p.data" | head -c 16	# sample_id
+  tail -c +$((off + 49)) "$W/p.data"; } > "$W/p100.data"
+"$DUMP" "$W/p100.data" > "$W/p100.txt" 2>"$W/err"
+status "a 100-byte comm: dump" 0 $?
+has "a 100-byte comm: displayed whole" "$W/p100.txt" "COMM $c100:5/5\$"
+has "a 100-byte comm: the sample after it" "$W/p100.txt" "SAMPLE ip 0x401000"
+"$REPLAY" -o "$W/r100.data" "$W/p100.data" 2>"$W/err"
+status "a 100-byte comm: replay" 0 $?
+"$DUMP" "$W/r100.data" > "$W/r100.txt"
+has "a 100-byte comm: copied by replay" "$W/r100.txt" "COMM $c100:5/5\$"
 
 # 10^6 distinct pids, from a pipe: time and memory bounded
 N=${HARDENING_PIDS:-1000000}
