@@ -184,6 +184,38 @@ static inline void pl_printf(struct pl_out *o, const char *fmt, ...)
 		o->pos += (size_t)n;
 }
 
+/*
+ * Append n bytes of a name from a record to a line of text: control bytes,
+ * DEL and backslash are escaped (\n, \t, \\, \xNN) so that a hostile
+ * record cannot break the one-line rule or send terminal escapes; other
+ * bytes (UTF-8 included) are copied.
+ */
+static inline void pl_text_str(struct pl_out *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char e[4];
+		size_t k = 0;
+
+		if (c == '\\' || c == '\n' || c == '\t') {
+			e[k++] = '\\';
+			e[k++] = c == '\n' ? 'n' : c == '\t' ? 't' : '\\';
+		} else if (c < 0x20 || c == 0x7f) {
+			e[k++] = '\\';
+			e[k++] = 'x';
+			e[k++] = hex[c >> 4];
+			e[k++] = hex[c & 15];
+		} else {
+			e[k++] = (char)c;
+		}
+		for (size_t j = 0; j < k; j++, o->pos++)
+			if (o->pos + 1 < o->len)
+				o->buf[o->pos] = e[j];
+	}
+}
+
 /* Append a JSON string literal for s (n bytes at most). */
 static inline void pl_json_str(struct pl_out *o, const char *s, size_t n)
 {

@@ -734,7 +734,18 @@ START_TEST(test_format)
 	n = perfring_plugin_encode(pc, &attr, PERFRING_RECORD_COMM, &c, &test_sid, rec, sizeof(rec));
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_gt(perfring_plugin_format_text(pc, &attr, rec, (size_t)n, buf, sizeof(buf)), 0);
-	snprintf(want, sizeof(want), "exec: %s:%u/%u", c.comm, c.pid, c.tid);
+	/* Text escapes backslash and control bytes: one line, no escapes sent. */
+	ck_assert_str_eq(buf, "exec: a\"b\\\\c\\td:42/43");
+	strcpy(c.comm, "x\ny\033z");
+	n = perfring_plugin_encode(pc, &attr, PERFRING_RECORD_COMM, &c, &test_sid, rec, sizeof(rec));
+	ck_assert_int_gt(n, 0);
+	perfring_plugin_format_text(pc, &attr, rec, (size_t)n, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "exec: x\\ny\\x1bz:42/43");
+	strcpy(c.comm, "a\"b\\c\td");
+	n = perfring_plugin_encode(pc, &attr, PERFRING_RECORD_COMM, &c, &test_sid, rec, sizeof(rec));
+	ck_assert_int_gt(n, 0);
+	snprintf(want, sizeof(want), "exec: %s:%u/%u", "a\"b\\\\c\\td", c.pid, c.tid);
+	perfring_plugin_format_text(pc, &attr, rec, (size_t)n, buf, sizeof(buf));
 	ck_assert_str_eq(buf, want);
 	len = perfring_plugin_format_json(pc, &attr, rec, (size_t)n, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "\"pid\":42,\"tid\":43,\"comm\":\"a\\\"b\\\\c\\td\",\"exec\":true");

@@ -101,9 +101,9 @@ static int comm_format_text(const struct perfring_attr *attr, const void *rec,
 	if (ret < 0)
 		return ret;
 	/* perf report -D: "PERF_RECORD_COMM exec: ls:1234/1234" */
-	pl_printf(&o, "%s%.*s:%d/%d",
-		  pl_get16(r + 4) & PERFRING_MISC_COMM_EXEC ? "exec: " : "",
-		  (int)n, r + COMM_FIXED, (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12));
+	pl_printf(&o, "%s", pl_get16(r + 4) & PERFRING_MISC_COMM_EXEC ? "exec: " : "");
+	pl_text_str(&o, r + COMM_FIXED, n);
+	pl_printf(&o, ":%d/%d", (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12));
 	return pl_done(&o);
 }
 

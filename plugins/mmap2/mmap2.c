@@ -197,8 +197,8 @@ static int mmap2_format_text(const struct perfring_attr *attr, const void *rec,
 		  (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12),
 		  pl_get64(r + 16), pl_get64(r + 24), pl_get64(r + 32));
 	if (type == PERFRING_RECORD_MMAP) {
-		pl_printf(&o, "]: %c %.*s", misc & PERFRING_MISC_MMAP_DATA ? 'r' : 'x',
-			  (int)n, r + MMAP_FIXED);
+		pl_printf(&o, "]: %c ", misc & PERFRING_MISC_MMAP_DATA ? 'r' : 'x');
+		pl_text_str(&o, r + MMAP_FIXED, n);
 		return pl_done(&o);
 	}
 	prot_str(pl_get32(r + 64), pl_get32(r + 68), pr);
@@ -209,7 +209,8 @@ static int mmap2_format_text(const struct perfring_attr *attr, const void *rec,
 		pl_printf(&o, " %02x:%02x %" PRIu64 " %" PRIu64, pl_get32(r + 40),
 			  pl_get32(r + 44), pl_get64(r + 48), pl_get64(r + 56));
 	}
-	pl_printf(&o, "]: %s %.*s", pr, (int)n, r + MMAP2_FIXED);
+	pl_printf(&o, "]: %s ", pr);
+	pl_text_str(&o, r + MMAP2_FIXED, n);
 	return pl_done(&o);
 }
 
