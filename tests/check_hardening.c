@@ -257,6 +257,22 @@ START_TEST(test_hostile_process)
 				memcpy(m + saved_off, &saved, 8);
 				saved_off = UINT64_MAX;
 			}
+			if (k < 50) {		/* a well-formed record, as a producer would */
+				uint64_t h = *head & ~7ull, t = *tail;
+				size_t sz = rec_size(x), j;
+				unsigned char rb[512];
+
+				if (h - t + sz > data_size) {
+					*tail = h;	/* "consumed" */
+					continue;
+				}
+				rec_fill(rb, x, sz);
+				for (j = 0; j < sz; j++)
+					m[data_off + (h + j) % data_size] = rb[j];
+				*head = h + sz;
+				continue;
+			}
+			k = k * 2 - 100;	/* the hostile half, spread over 0..99 */
 			if (k < 60) {		/* random bytes, often a plausible header */
 				uint64_t off = (x >> 8) % (data_size - 8) & ~7ull;
 				uint64_t v = mix64(x);

@@ -112,7 +112,7 @@ for f in rec-plain pd-file pd-pipe; do
 		for d in -7 -4 -1 0 1 3 7; do list="$list $((b + d))"; done
 	   done ;;
 	esac
-	sweep "$f boundaries" "$src" $list
+	[ -n "$list" ] && sweep "$f boundaries" "$src" $list
 	# random offsets over the whole file (headers, attrs, data, features)
 	list=$(awk -v n="${HARDENING_RANDOM:-60}" -v s="$size" -v seed="$size" \
 		'BEGIN { srand(seed); for (i = 0; i < n; i++) print int(rand() * s) }')
