@@ -581,6 +581,12 @@ START_TEST(test_plugin_perms)
 		printf("plugin owned by another user: not tested (needs root to chown)\n");
 	}
 
+	/* the descriptor is checked before any plugin function runs: its
+	 * init aborts, its record_ops has no format_json */
+	ck_assert_int_eq(try_load(NULLFN_SO, 0, &d), -EPROTO);
+	ck_assert_msg(strstr(d.msg, "invalid plugin descriptor: no format_json function"),
+		      "%s", d.msg);
+
 	/* a relative PERFRING_PLUGIN_PATH entry works but is warned about;
 	 * an empty entry never means the current directory */
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
