@@ -13,7 +13,7 @@
 # seconds starting from its corpus.  Without it `make fuzz-smoke` says how
 # to enable fuzzing and runs the replay drivers.
 
-FUZZ_TARGETS = ring record sideband perfdata
+FUZZ_TARGETS = ring record sideband perfdata json
 FUZZ_SMOKE_TIME = 20
 FUZZ_SMOKE_FLAGS = -max_total_time=$(FUZZ_SMOKE_TIME) -timeout=25 \
 	-rss_limit_mb=2048 -print_final_stats=1
@@ -27,9 +27,14 @@ FUZZ_LINKFLAGS = $(AM_LDFLAGS) -no-install
 FUZZ_REPLAY_COMMON = fuzz/replay.c fuzz/fuzz-common.c fuzz/fuzz.h
 FUZZ_COMMON = fuzz/fuzz-common.c fuzz/fuzz.h
 FUZZ_JSON = fuzz/json-check.c fuzz/json-check.h
+# fuzz-json: the JSON-lines codec of the tools (glib).
+FUZZ_JC_SOURCES = fuzz/fuzz-json.c tools/json-codec.c tools/json-codec.h
+FUZZ_JC_CPP = $(FUZZ_CPP) -I$(top_srcdir)/tools $(FUZZ_PLUGINS)
+FUZZ_JC_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+FUZZ_JC_LIBS = $(FUZZ_LIBS) $(GLIB_LIBS)
 
 FUZZ_REPLAY_PROGS = fuzz/replay-ring fuzz/replay-record fuzz/replay-sideband \
-	fuzz/replay-perfdata
+	fuzz/replay-perfdata fuzz/replay-json
 check_PROGRAMS += $(FUZZ_REPLAY_PROGS)
 TESTS += $(FUZZ_REPLAY_PROGS)
 
@@ -54,6 +59,13 @@ fuzz_replay_perfdata_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"perfdata"
 fuzz_replay_perfdata_LDFLAGS = $(FUZZ_LINKFLAGS)
 fuzz_replay_perfdata_LDADD = $(FUZZ_LIBS)
 
+fuzz_replay_json_SOURCES = $(FUZZ_JC_SOURCES) $(FUZZ_REPLAY_COMMON)
+fuzz_replay_json_CPPFLAGS = $(FUZZ_JC_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"json"'
+fuzz_replay_json_CFLAGS = $(FUZZ_JC_CFLAGS)
+fuzz_replay_json_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_replay_json_LDADD = $(FUZZ_JC_LIBS)
+EXTRA_fuzz_replay_json_DEPENDENCIES = $(plugin_LTLIBRARIES)
+
 # Seed generator (fuzz/README.md): `make fuzz/gen-seeds`, never installed.
 EXTRA_PROGRAMS = fuzz/gen-seeds
 fuzz_gen_seeds_SOURCES = fuzz/gen-seeds.c tests/pd-testlib.c tests/pd-testlib.h
@@ -65,7 +77,8 @@ CLEANFILES += fuzz/gen-seeds
 EXTRA_DIST += fuzz/README.md fuzz/corpus fuzz/regressions
 
 if ENABLE_FUZZING
-FUZZ_PROGS = fuzz/fuzz-ring fuzz/fuzz-record fuzz/fuzz-sideband fuzz/fuzz-perfdata
+FUZZ_PROGS = fuzz/fuzz-ring fuzz/fuzz-record fuzz/fuzz-sideband fuzz/fuzz-perfdata \
+	fuzz/fuzz-json
 noinst_PROGRAMS += $(FUZZ_PROGS)
 FUZZ_LINK = $(FUZZ_LINKFLAGS) -fsanitize=fuzzer
 
@@ -89,6 +102,13 @@ fuzz_fuzz_perfdata_SOURCES = fuzz/fuzz-perfdata.c $(FUZZ_COMMON)
 fuzz_fuzz_perfdata_CPPFLAGS = $(FUZZ_CPP)
 fuzz_fuzz_perfdata_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_perfdata_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_json_SOURCES = $(FUZZ_JC_SOURCES) $(FUZZ_COMMON)
+fuzz_fuzz_json_CPPFLAGS = $(FUZZ_JC_CPP)
+fuzz_fuzz_json_CFLAGS = $(FUZZ_JC_CFLAGS)
+fuzz_fuzz_json_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_json_LDADD = $(FUZZ_JC_LIBS)
+EXTRA_fuzz_fuzz_json_DEPENDENCIES = $(plugin_LTLIBRARIES)
 
 # Fuzz each target for FUZZ_SMOKE_TIME seconds from its committed corpus.
 # New inputs go to fuzz/work/TARGET and crashes to fuzz/artifacts/ in the
