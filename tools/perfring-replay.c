@@ -901,10 +901,12 @@ static int write_ring(const struct jc_decoder *d, const GByteArray *recs, const 
 		goto out;
 	}
 	for (size_t off = 0, k = 0; off < recs->len; k++) {
-		const struct perfring_event_header *h = (const void *)(recs->data + off);
+		/* Records follow each other unaligned (a "raw" one may be 13 bytes). */
+		struct perfring_event_header hd, *h = &hd;
 		unsigned char rec[REC_MAX];
 
-		memcpy(rec, h, h->size);
+		memcpy(&hd, recs->data + off, sizeof(hd));
+		memcpy(rec, recs->data + off, hd.size);
 		ret = perfring_ring_write(r, rec);
 		if (ret < 0) {
 			tool_error("%s: line %u: the ring refuses the record: %s", opt_json_in,
