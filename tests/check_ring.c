@@ -2206,8 +2206,14 @@ START_TEST(test_memory_flat_read)
 	}
 	after = vm_rss_kb();
 	ck_assert_uint_eq(n, want);
+#ifdef UNDER_TSAN
+	/* TSan's shadow of the pages read counts in RSS: no claim to check. */
+	(void)before;
+	(void)after;
+#else
 	ck_assert_msg(before > 0 && after - before < 64 * 1024,
 		      "reading a 256 MiB ring grew RSS by %ld kB", after - before);
+#endif
 	perfring_reader_free(rd);
 	perfring_ring_close(r);
 	unlink(path);
