@@ -1,7 +1,7 @@
 #!/bin/sh
 # Truncation sweep (issue 7): real perf.data files (tests/fixtures: a
 # file-mode recording of perf record and a pipe-mode one) cut at every record
-# boundary and 1, 3/4 and 7 bytes either side (rec-plain: all 24 records; pd-pipe:
+# boundary and every distance 1..7 either side (rec-plain: all 24 records; pd-pipe:
 # every 4th record, varied distances), and at 180 random offsets.
 # perfring-dump and perfring-replay must end by themselves (timeout 5) with a
 # non-zero exit and a "TOOL: FILE: ..." message, never by a signal, and
@@ -109,7 +109,7 @@ for f in rec-plain pd-file pd-pipe; do
 			list="$list $b $((b + k % 8)) $((b - k % 7 - 1))"
 		done ;;
 	*) for b in $(cat "$W/starts") $end; do
-		for d in -7 -4 -1 0 1 3 7; do list="$list $((b + d))"; done
+		for d in -7 -6 -5 -4 -3 -2 -1 0 1 2 3 4 5 6 7; do list="$list $((b + d))"; done
 	   done ;;
 	esac
 	[ -n "$list" ] && sweep "$f boundaries" "$src" $list
