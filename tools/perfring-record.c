@@ -200,11 +200,13 @@ static void drain(struct rec *r)
 static void progress(struct rec *r, int end)
 {
 	static double last;
-	static int shown;
+	static int shown, tty = -1;	/* isatty(2), asked once */
 	double now;
 	struct timespec ts;
 
-	if (!isatty(2))
+	if (tty < 0)
+		tty = isatty(2);
+	if (!tty)
 		return;
 	if (end) {
 		if (shown)
