@@ -148,5 +148,17 @@ has "beyond 64 bits" "$W/bad.err" "line 10: at column [0-9]+: integer out of the
 "$REPLAY" --json-out "$W/bad.data" | grep -c '"SAMPLE"' >"$W/bad.count"
 has "the 100 good samples are written" "$W/bad.count" '^100$'
 
+# Records of odd sizes (raw ones) lie back to back in memory: writing them
+# into a ring must not read a header at an unaligned address (UBSan in the
+# sanitizer build; fuzz/corpus/json/edge-lines.json holds such records).
+edge="$top_srcdir/fuzz/corpus/json/edge-lines.json"
+if [ -f "$edge" ]; then
+	"$REPLAY" --json-in "$edge" --ring "$W/edge.ring" >/dev/null 2>"$W/edge.err"
+	rc=$?
+	[ $rc -le 1 ] && ! grep -q "runtime error" "$W/edge.err" &&
+		ok "odd-sized records into a ring (exit $rc)" ||
+		bad "odd-sized records into a ring: exit $rc: $(head -5 "$W/edge.err")"
+fi
+
 echo "1..$n"
 [ $fails -eq 0 ]
