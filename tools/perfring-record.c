@@ -253,6 +253,7 @@ static void run_loop(const struct perfring_backend_ops *ops, struct perfring_bac
 		     int sfd, struct rec *r)
 {
 	double end = opt_duration > 0 ? now_s() + opt_duration : 0;
+	int stderr_tty = isatty(2);
 	int pid = 0;
 
 	ops->target(b, &pid, NULL);
@@ -272,6 +273,9 @@ static void run_loop(const struct perfring_backend_ops *ops, struct perfring_bac
 		 */
 		if (opt_ring && (timeout < 0 || timeout > 100))
 			timeout = 100;
+		/* On a terminal the progress line moves at least once a second. */
+		if (r && stderr_tty && (timeout < 0 || timeout > 1000))
+			timeout = 1000;
 		bits = ops->wait(b, sfd, timeout);
 		if (bits < 0) {
 			tool_error("waiting for events: %s", strerror(-bits));
