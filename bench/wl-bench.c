@@ -6,6 +6,10 @@
  * work (work mode, to measure the slowdown a profiler causes).
  *   wl-bench time SECONDS [THREADS]
  *   wl-bench work ITERATIONS [THREADS]
+ *   wl-bench storm ITERATIONS
+ * Storm mode is the side-band storm: each iteration forks a child that
+ * exits at once and maps and unmaps an executable page of this program,
+ * so a recorder sees a FORK, an EXIT and an MMAP2 per iteration.
  * With WL_TIME_FILE set, the seconds the threads took are appended to it, so
  * a profiler's start and finish are not counted as the workload's slowdown.
  */
@@ -15,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "bench-common.h"
 
@@ -60,6 +68,28 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static int storm(uint64_t n)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 1;
+	for (uint64_t i = 0; i < n; i++) {
+		pid_t pid = fork();
+		void *p;
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int threads = argc > 3 ? atoi(argv[3]) : 2, i;
@@ -69,8 +99,18 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 3 || threads < 1 || threads > 64) {
-		fprintf(stderr, "usage: wl-bench time SECONDS|work ITERATIONS [THREADS]\n");
+		fprintf(stderr, "usage: wl-bench time SECONDS|work ITERATIONS [THREADS]|storm ITERATIONS\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "storm")) {
+		t0 = bench_now();
+		if (storm(strtoull(argv[2], NULL, 0)))
+			return 1;
+		if (tf && (f = fopen(tf, "a"))) {
+			fprintf(f, "%.6f\n", bench_now() - t0);
+			fclose(f);
+		}
+		return 0;
 	}
 	if (!strcmp(argv[1], "time"))
 		g_until = bench_now() + strtod(argv[2], NULL);
