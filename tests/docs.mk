@@ -12,9 +12,9 @@ check-deb: all
 		$(SHELL) $(srcdir)/tests/deb.sh
 .PHONY: check-deb
 EXTRA_DIST += $(DOCS_SH_TESTS) tests/deb.sh tests/lib-install.sh \
-	examples/self-profile/Makefile examples/self-profile/self-profile.c \
-	examples/sigprof-sampler/Makefile examples/sigprof-sampler/sigprof-sampler.c \
-	examples/emulator/Makefile \
+	examples/self-profile/GNUmakefile examples/self-profile/self-profile.c \
+	examples/sigprof-sampler/GNUmakefile examples/sigprof-sampler/sigprof-sampler.c \
+	examples/emulator/GNUmakefile \
 	debian/changelog debian/control debian/copyright debian/rules \
 	debian/source/format debian/libperfring0.install debian/libperfring-dev.install \
 	debian/perfring-tools.install

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The examples build against the INSTALLED library with nothing but
 # `pkg-config --cflags --libs perfring` (each example folder has a plain
-# Makefile), and run: install this tree into a temporary DESTDIR, build a
+# GNUmakefile), and run: install this tree into a temporary DESTDIR, build a
 # copy of each example outside the tree, run it with LD_LIBRARY_PATH and
 # PERFRING_PLUGIN_PATH pointing into the DESTDIR, and check what it wrote
 # (perf report on the sigprof sampler's and the emulator's perf.data shows

@@ -37,7 +37,7 @@ TESTS += tests/check_plugins tests/list-plugins.sh tests/plugin-symbols.sh \
 	tests/example-plugin.sh
 EXTRA_DIST += tests/list-plugins.sh tests/plugin-symbols.sh tests/example-plugin.sh \
 	tests/fixtures/sideband.data tests/fixtures/README-sideband.md \
-	examples/plugin-switch/Makefile examples/plugin-switch/switch.c \
+	examples/plugin-switch/GNUmakefile examples/plugin-switch/switch.c \
 	examples/plugin-switch/switch-test.c examples/plugin-switch/switch.h \
 	examples/plugin-switch/README.md
 
