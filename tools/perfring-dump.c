@@ -1659,32 +1659,6 @@ static int json_preread(struct dump *d)
 	return r;
 }
 
-/* A progress line on a terminal's stderr, for long work. */
-static void progress(const struct dump *d, uint64_t nread, bool end)
-{
-	static gint64 start, last;
-	static bool shown;
-	gint64 now;
-
-	if (end) {
-		if (shown)
-			fprintf(stderr, "\r\033[K");
-		shown = false;
-		start = 0;
-		return;
-	}
-	now = g_get_monotonic_time();
-	if (!start) {
-		start = last = now;
-		return;
-	}
-	if (now - start < 1000000 || now - last < 200000 || !isatty(2))
-		return;
-	last = now;
-	shown = true;
-	fprintf(stderr, "\rperfring-dump: %s: %" PRIu64 " records...", d->path, nread);
-}
-
 static int dump_one(const char *path, bool banner)
 {
 	struct dump d = { .path = path };
@@ -1730,9 +1704,9 @@ static int dump_one(const char *path, bool banner)
 	while (r > 0 && (r = input_next(&d, &it)) > 0) {
 		handle(&d, &it);
 		if (!(++nread & 0xffff))
-			progress(&d, nread, false);
+			tool_progress("%s: %" PRIu64 " records...", d.path, nread);
 	}
-	progress(&d, nread, true);
+	tool_progress_end();
 	if (opt_header)
 		header_rest(&d);
 	else if (r == 0 && !d.is_ring && !perfring_perfdata_is_pipe(d.pd))

@@ -196,35 +196,6 @@ static void drain(struct rec *r)
 	}
 }
 
-/* A progress line on a terminal, at most once a second; end clears it. */
-static void progress(struct rec *r, int end)
-{
-	static double last;
-	static int shown, tty = -1;	/* isatty(2), asked once */
-	double now;
-	struct timespec ts;
-
-	if (tty < 0)
-		tty = isatty(2);
-	if (!tty)
-		return;
-	if (end) {
-		if (shown)
-			fprintf(stderr, "\r\033[K");
-		return;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	if (now - last < 1.0)
-		return;
-	if (last > 0) {
-		fprintf(stderr, "\rperfring-record: %" PRIu64 " samples, %" PRIu64 " records...",
-			r->samples, r->records);
-		shown = 1;
-	}
-	last = now;
-}
-
 static int setup_signals(sigset_t *old)
 {
 	sigset_t set;
@@ -285,7 +256,8 @@ static void run_loop(const struct perfring_backend_ops *ops, struct perfring_bac
 		}
 		if (r) {
 			drain(r);
-			progress(r, 0);
+			tool_progress("%" PRIu64 " samples, %" PRIu64 " records...",
+				      r->samples, r->records);
 		}
 		if (bits & PERFRING_BACKEND_WAKE_EXIT)
 			break;
@@ -463,7 +435,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	run_loop(ops, b, sfd, &r);
 	ops->stop(b);
 	drain(&r);
-	progress(&r, 1);
+	tool_progress_end();
 	{
 		int status = -1;
 

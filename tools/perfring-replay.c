@@ -68,7 +68,6 @@ static const GOptionEntry entries[] = {
 static struct perfring_registry *reg;
 static unsigned problems;
 
-static void progress(bool end);
 static void problem(const char *file, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 static void problem(const char *file, uint64_t offset, const char *fmt, ...)
 {
@@ -78,7 +77,6 @@ static void problem(const char *file, uint64_t offset, const char *fmt, ...)
 	va_start(ap, fmt);
 	m = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	progress(true);
 	tool_error("%s: offset %#" PRIx64 ": %s", file, offset, m);
 	g_free(m);
 	problems++;
@@ -91,42 +89,8 @@ static void log_cb(enum perfring_log_level level, const char *msg, void *user)
 		tool_error("%s%s", level == PERFRING_LOG_ERROR ? "" : "warning: ", msg);
 }
 
-/*
- * A progress line on a terminal, at most once a second, from the second
- * second on; end clears it.  Messages clear it first (see problem()).
- */
+/* Records written so far, for the progress line. */
 static uint64_t done_records;
-static bool progress_shown;
-
-static void progress(bool end)
-{
-	static double last;
-	static int tty = -1;	/* isatty(2), asked once: this runs per record */
-	struct timespec ts;
-	double now;
-
-	if (tty < 0)
-		tty = isatty(2);
-	if (!tty)
-		return;
-	if (end) {
-		if (progress_shown)
-			fprintf(stderr, "\r\033[K");
-		progress_shown = false;
-		return;
-	}
-	if (done_records % 4096)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	if (now - last < 1.0)
-		return;
-	if (last > 0) {
-		fprintf(stderr, "\rperfring-replay: %" PRIu64 " records...", done_records);
-		progress_shown = true;
-	}
-	last = now;
-}
 
 /* ---- events shared by every input ----------------------------------------- */
 
@@ -506,7 +470,7 @@ static bool plausible(struct input *in, uint64_t pos)
 /* Scan forward from pos + 8 for the next plausible record. */
 static void resync_from(struct input *in, uint64_t bad)
 {
-	progress(true);
+	tool_progress_end();
 	for (uint64_t p = bad + 8; p + 8 <= in->head; p += 8)
 		if (plausible(in, p)) {
 			tool_error("%s: offset %#" PRIx64 ": resynchronised after %" PRIu64
@@ -555,7 +519,7 @@ static void start_resync(struct input *in, const struct perfring_diag *d)
 	uint64_t masked, next = in->pos;
 
 	problems++;
-	progress(true);
+	tool_progress_end();
 	tool_error_diag(d);
 	if (!d->has_offset || !walker_init(in) || d->offset < in->data_off)
 		return;
@@ -826,8 +790,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 					break;
 				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
 					goto out;
-				done_records++;
-				progress(false);
+				if (!(++done_records % 4096))
+					tool_progress("%" PRIu64 " records...", done_records);
 			}
 			if (in[i].done) {
 				struct perfring_diag diag = { 0 };
@@ -841,7 +805,7 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 			}
 		}
 	} while (left);
-	progress(true);
+	tool_progress_end();
 	if (writer_finish(w) < 0) {
 		w = NULL;
 		goto out;

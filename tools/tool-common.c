@@ -21,10 +21,47 @@ void tool_init(const char *prog)
 	g_set_prgname(prog);
 }
 
+static int progress_tty = -1;	/* isatty(2), asked once */
+static bool progress_shown;
+static gint64 progress_start, progress_last;
+
+void tool_progress(const char *fmt, ...)
+{
+	va_list ap;
+	gint64 now;
+
+	if (progress_tty < 0)
+		progress_tty = isatty(2);
+	if (!progress_tty)
+		return;
+	now = g_get_monotonic_time();
+	if (!progress_start) {
+		progress_start = progress_last = now;
+		return;
+	}
+	if (now - progress_start < G_USEC_PER_SEC || now - progress_last < G_USEC_PER_SEC)
+		return;
+	progress_last = now;
+	fprintf(stderr, "\r%s: ", prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	progress_shown = true;
+}
+
+void tool_progress_end(void)
+{
+	if (progress_shown)
+		fprintf(stderr, "\r\033[K");
+	progress_shown = false;
+	progress_start = 0;
+}
+
 void tool_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	tool_progress_end();
 	fprintf(stderr, "%s: ", prog_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -16,8 +16,18 @@
 /* Set once in main: the program name used in messages. */
 void tool_init(const char *prog);
 
-/* "PROG: MSG" on stderr. */
+/* "PROG: MSG" on stderr (a progress line is cleared first). */
 void tool_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+/*
+ * The progress line of long work: "PROG: TEXT" rewritten in place on
+ * stderr, only when stderr is a terminal, not in the first second after the
+ * first call and then at most once a second (cheap to call often: nothing
+ * is formatted in between).  tool_progress_end() clears it and restarts
+ * the first-second delay.
+ */
+void tool_progress(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+void tool_progress_end(void);
 
 /* "PROG: FILE: offset 0x...: MSG" from a diagnostic. */
 void tool_error_diag(const struct perfring_diag *d);
