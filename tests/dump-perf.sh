@@ -2,7 +2,8 @@
 # perfring-dump against the real perf: a varied set of perf.data files is
 # recorded now with `perf record` (software events; -g, --call-graph dwarf,
 # -T, --sample-cpu, several events, a group, --switch-events, -z, pipe mode
-# with and without -z, a fork+exec workload, a multithreaded one) and for
+# with and without -z, a fork+exec workload, a multithreaded one, one of
+# more than 8 MiB) and for
 # each one:
 #  - `perfring-dump --stats` equals the "Aggregated stats" of
 #    `perf report -D` (same names, same counts, same order; perf prints TOTAL
@@ -54,6 +55,19 @@ if [ -x "$WL/wl-threads" ]; then
 	rec threads -e cpu-clock -c 200000 -- "$WL/wl-threads" 0.1
 else
 	echo "# no tests/workloads/wl-threads: multithreaded recording not tested"
+fi
+# more than 8 MiB of data: --stats reads it with several threads
+# (tools/dump-count.c); recorded again for longer if the machine was slow
+if [ -x "$WL/wl-threads" ]; then
+	for secs in 1.2 4; do
+		rec big -e cpu-clock -c 10000 -g -- "$WL/wl-threads" "$secs"
+		[ "$(stat -c %s "$W/big.data" 2>/dev/null || echo 0)" -gt 9437184 ] && break
+		files=$(echo "$files" | sed 's/ big$//')
+	done
+	case " $files " in
+	*" big "*) ok "big: $(stat -c %s "$W/big.data") bytes, past the threaded counter's threshold" ;;
+	*) bad "big: perf record -g of wl-threads for 4 s wrote less than 9 MiB" ;;
+	esac
 fi
 pipe pipe -e cpu-clock -c 200000 -- $work
 pipe pipezstd -e cpu-clock,task-clock -c 100000 -z -g -- $work

@@ -17,8 +17,9 @@ tests_check_ring_SOURCES = tests/check_ring.c tests/testutil.h
 tests_check_ring_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_ring_LDADD = $(TEST_LDADD) -lpthread
 
-# The ring concurrency tests, also run under ThreadSanitizer in CI.
-RING_TESTS = tests/check_ring
+# The concurrency tests (the ring; perfring-dump's threaded counter), also
+# run under ThreadSanitizer in CI.
+RING_TESTS = tests/check_ring tests/check_dump_count
 TESTS += tests/check_record tests/check_ring tests/symbols.sh
 
 EXTRA_DIST += tests/symbols.sh tests/fixtures

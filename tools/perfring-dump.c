@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dump-count.h"
 #include "json-codec.h"
 #include "tool-common.h"
 
@@ -1516,18 +1517,16 @@ static void stats_from_reader(struct dump *d)
 /*
  * --stats on a plain file-mode perf.data (native byte order): walk the
  * record headers of the data section without the reader, which resolves
- * every record's attr.  Any record the walk does not simply step over
- * (COMPRESSED, payloads outside the record size, a bad size) hands the
- * whole file back to the reader: returns -1 and counts nothing.
+ * every record's attr (dump-count.c, reading with several threads).  Any
+ * record the walk does not simply step over (COMPRESSED, payloads outside
+ * the record size, a bad size) hands the whole file back to the reader:
+ * returns -1 and counts nothing.
  */
 static int fast_stats(struct dump *d)
 {
-	static unsigned char buf[1 << 18];
 	const struct perfring_perfdata_header *h = perfring_perfdata_header(d->pd);
-	uint64_t by_type[PERFRING_PERFDATA_STATS_TYPES] = { 0 }, other = 0, total = 0;
-	uint64_t pos, end, bytes = 0;
-	size_t have = 0, at = 0;
-	int fd, ret = -1;
+	struct dump_count c = { .by_type = d->by_type, .ntypes = PERFRING_PERFDATA_STATS_TYPES };
+	int fd, ret;
 
 	if (perfring_perfdata_is_pipe(d->pd) || perfring_perfdata_needs_swap(d->pd) ||
 	    !strcmp(d->path, "-"))
@@ -1535,50 +1534,17 @@ static int fast_stats(struct dump *d)
 	fd = open(d->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	pos = h->data_offset;
-	end = h->data_offset + h->data_size;
-	if (end < pos || lseek(fd, (off_t)pos, SEEK_SET) < 0)
-		goto out;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	while (pos < end) {
-		uint32_t type;
-		uint16_t size;
-
-		if (have - at < 8 || have - at < get16(buf + at + 6)) {
-			ssize_t n;
-
-			memmove(buf, buf + at, have - at);
-			have -= at;
-			at = 0;
-			n = read(fd, buf + have, sizeof(buf) - have);
-			if (n <= 0)
-				goto out;	/* the reader will say what is wrong */
-			have += (size_t)n;
-			continue;
-		}
-		type = get32(buf + at);
-		size = get16(buf + at + 6);
-		if (size < 8 || size > end - pos || type == PERFRING_RECORD_HEADER_TRACING_DATA ||
-		    type == PERFRING_RECORD_AUXTRACE || type == PERFRING_RECORD_COMPRESSED ||
-		    type == 83 /* COMPRESSED2 */)
-			goto out;
-		if (type < PERFRING_PERFDATA_STATS_TYPES)
-			by_type[type]++;
-		else
-			other++;
-		total++;
-		bytes += size;
-		at += size;
-		pos += size;
-	}
-	memcpy(d->by_type, by_type, sizeof(by_type));
-	d->other = other;
-	d->total = total;
-	d->bytes = bytes;
-	ret = 0;
-out:
+	ret = dump_count_records(fd, h->data_offset, h->data_offset + h->data_size, &c);
 	close(fd);
-	return ret;
+	if (ret < 0) {
+		memset(d->by_type, 0, sizeof(d->by_type));
+		return -1;
+	}
+	d->other = c.other;
+	d->total = c.total;
+	d->bytes = c.bytes;
+	return 0;
 }
 
 static void print_stats(const struct dump *d)
