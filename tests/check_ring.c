@@ -2229,47 +2229,45 @@ END_TEST
  * took 3210 minor faults (fault-around maps 16 pages at a time); once
  * mapped, it needs none.
  */
+/* write half a ring of 1 KiB records, then read and consume them */
+static void half_lap(struct perfring_ring *r, struct perfring_reader *rd, uint64_t data_size,
+		     uint64_t *n, uint64_t *got)
+{
+	unsigned char buf[1024] = { 0 };
+	struct perfring_event_header h = { .type = PERFRING_RECORD_SAMPLE, .size = sizeof(buf) };
+	struct perfring_record rec;
+
+	memcpy(buf, &h, sizeof(h));
+	for (uint64_t i = 0; i < data_size / sizeof(buf) / 2; i++, (*n)++)
+		ck_assert_int_eq(perfring_ring_write(r, buf), 0);
+	while (perfring_reader_next(rd, &rec) == 1)
+		(*got)++;
+	perfring_reader_consume(rd);
+}
+
 START_TEST(test_memory_writer_keeps_pages)
 {
 	static const enum perfring_ring_backing bk[] = { PERFRING_RING_ANON, PERFRING_RING_MEMFD };
 	struct perfring_attr attr = { .size = PERFRING_ATTR_SIZE_VER7 };
 	struct perfring_event_desc ev = { .attr = &attr };
-	unsigned char buf[1024] = { 0 };
-	struct perfring_event_header h = { .type = PERFRING_RECORD_SAMPLE, .size = sizeof(buf) };
 	uint64_t data_size = 4u << 20, laps = 12, n = 0, got = 0;
 	struct perfring_ring *r;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
 	struct rusage ru0, ru1;
 	long faults;
 
-	memcpy(buf, &h, sizeof(h));
 	{
 		PERFRING_RING_OPTS(o, .backing = bk[_i], .data_size = data_size,
 				   .events = &ev, .nr_events = 1);
 		ck_assert_int_eq(perfring_ring_create(&o, &r), 0);
 	}
 	ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
-	/* first lap: every page is touched once (faults expected) */
-	for (uint64_t i = 0; i < data_size / sizeof(buf) / 2; i++, n++)
-		ck_assert_int_eq(perfring_ring_write(r, buf), 0);
-	while (perfring_reader_next(rd, &rec) == 1)
-		got++;
-	perfring_reader_consume(rd);
-	for (uint64_t i = 0; i < data_size / sizeof(buf) / 2; i++, n++)
-		ck_assert_int_eq(perfring_ring_write(r, buf), 0);
-	while (perfring_reader_next(rd, &rec) == 1)
-		got++;
-	perfring_reader_consume(rd);
+	/* the first lap touches every page once (faults expected) */
+	for (int i = 0; i < 2; i++)
+		half_lap(r, rd, data_size, &n, &got);
 	getrusage(RUSAGE_SELF, &ru0);
-	/* then laps of half a ring written, half a ring read */
-	for (uint64_t lap = 0; lap < 2 * laps; lap++) {
-		for (uint64_t i = 0; i < data_size / sizeof(buf) / 2; i++, n++)
-			ck_assert_int_eq(perfring_ring_write(r, buf), 0);
-		while (perfring_reader_next(rd, &rec) == 1)
-			got++;
-		perfring_reader_consume(rd);
-	}
+	for (uint64_t i = 0; i < 2 * laps; i++)
+		half_lap(r, rd, data_size, &n, &got);
 	getrusage(RUSAGE_SELF, &ru1);
 	faults = ru1.ru_minflt - ru0.ru_minflt;
 	ck_assert_uint_eq(got, n);
