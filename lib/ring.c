@@ -986,6 +986,19 @@ PERFRING_API uint64_t perfring_ring_data_file_offset(const struct perfring_ring 
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* len (8-aligned, small) bytes, 16 at a time, inline: no call to memcpy */
+static inline __attribute__((always_inline)) void copy_small(void *dst, const void *src, size_t len)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	size_t i = 0;
+
+	for (; i + 16 <= len; i += 16)
+		__builtin_memcpy(d + i, s + i, 16);
+	if (i < len)
+		__builtin_memcpy(d + i, s + i, 8);
+}
+
 /* Copy len bytes to ring position pos, wrapping at the end of the data area. */
 static inline __attribute__((always_inline)) void ring_put(struct perfring_ring *r, uint64_t pos,
 							   const void *src, size_t len)
@@ -999,14 +1012,7 @@ static inline __attribute__((always_inline)) void ring_put(struct perfring_ring 
 	 * for a 48-byte record in bench/ring-bench).  len is 8-aligned here.
 	 */
 	if (len <= 256 && !(len & 7) && o + len <= r->data_size) {
-		unsigned char *d = r->data + o;
-		const unsigned char *s = src;
-		size_t i = 0;
-
-		for (; i + 16 <= len; i += 16)
-			__builtin_memcpy(d + i, s + i, 16);
-		if (i < len)
-			__builtin_memcpy(d + i, s + i, 8);
+		copy_small(r->data + o, src, len);
 		return;
 	}
 	if (o + len > r->data_size)
@@ -1349,11 +1355,17 @@ static uint64_t data_off(const struct perfring_ring *r, uint64_t pos)
 }
 
 /* Copy size bytes at ring position pos into dst. */
-static void ring_get(const struct perfring_ring *r, uint64_t pos, void *dst, size_t size)
+static inline __attribute__((always_inline)) void ring_get(const struct perfring_ring *r,
+							   uint64_t pos, void *dst, size_t size)
 {
 	uint64_t o = pos & r->mask;
 	size_t first = size;
 
+	/* small records that do not wrap: as ring_put */
+	if (size <= 256 && !(size & 7) && o + size <= r->data_size) {
+		copy_small(dst, r->data + o, size);
+		return;
+	}
 	if (o + size > r->data_size)
 		first = (size_t)(r->data_size - o);
 	memcpy(dst, r->data + o, first);
@@ -1377,8 +1389,8 @@ static void count_record(struct perfring_reader *rd, const unsigned char *rec, u
  * Frame the record at pos, given the published head: returns its size, or
  * a negative error after filling diag.  Never reads outside the data area.
  */
-static int frame_check(struct perfring_reader *rd, struct perfring_diag *d, uint64_t pos,
-		       uint64_t head, uint32_t *sizep)
+static __attribute__((cold, noinline)) int frame_error(struct perfring_reader *rd, struct perfring_diag *d,
+							 uint64_t pos, uint64_t head, uint32_t *sizep)
 {
 	const struct perfring_ring *r = rd->r;
 	uint64_t avail = head - pos;
@@ -1418,8 +1430,30 @@ static int frame_check(struct perfring_reader *rd, struct perfring_diag *d, uint
 	return 0;
 }
 
-static int head_check(struct perfring_reader *rd, struct perfring_diag *d, uint64_t tail,
-		      uint64_t head)
+/*
+ * The record at pos (below head): its size when it is 8-aligned, at least
+ * 8 and within head; otherwise frame_error says what is wrong.
+ */
+static inline __attribute__((always_inline)) int frame_check(struct perfring_reader *rd,
+							     struct perfring_diag *d, uint64_t pos,
+							     uint64_t head, uint32_t *sizep)
+{
+	const struct perfring_ring *r = rd->r;
+	uint64_t avail = head - pos;
+	uint16_t size;
+
+	if (!(pos & 7) && avail >= 8) {
+		size = pr_get16(r->data + (pos & r->mask) + 6);
+		if (size >= 8 && !(size & 7) && size <= avail) {
+			*sizep = size;
+			return 0;
+		}
+	}
+	return frame_error(rd, d, pos, head, sizep);
+}
+
+static __attribute__((cold, noinline)) int head_error(struct perfring_reader *rd, struct perfring_diag *d,
+							uint64_t tail, uint64_t head)
 {
 	const struct perfring_ring *r = rd->r;
 
@@ -1435,6 +1469,16 @@ static int head_check(struct perfring_reader *rd, struct perfring_diag *d, uint6
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+/* head may be read: not behind tail, at most data_size ahead of it */
+static inline __attribute__((always_inline)) int head_check(struct perfring_reader *rd,
+							    struct perfring_diag *d, uint64_t tail,
+							    uint64_t head)
+{
+	if (head - tail <= rd->r->data_size)
+		return 0;
+	return head_error(rd, d, tail, head);
 }
 
 /*
