@@ -369,6 +369,8 @@ static void drain_all(struct perfring_backend *b, struct perfring_reader **rd, u
 				id = sid.identifier;
 				t = sid.time;
 			}
+			/* one event: no id in the records (as perf record's default) */
+			known = !(attr->sample_type & PERFRING_SAMPLE_IDENTIFIER);
 			for (uint32_t k = 0; k < nids; k++)
 				known |= ids[k] == id;
 			out->bad_id += !known;
@@ -385,8 +387,16 @@ static void drain_all(struct perfring_backend *b, struct perfring_reader **rd, u
 	}
 }
 
+/*
+ * One event carries perf record's default sample_type (IP|TID|TIME|PERIOD:
+ * 16-byte side-band trailers); two carry IDENTIFIER too, and every record's
+ * id is one of the events' ids.
+ */
 START_TEST(sample_command)
 {
+	static const char *const events[] = { "cpu-clock", "cpu-clock,task-clock" };
+	uint64_t ids[128];
+	uint32_t nids = 0;
 	const char *argv[] = { WORKLOADS_DIR "/wl-busy", "0.3", NULL };
 	struct perfring_diag d = { 0 };
 	struct perfring_backend *b = NULL;
@@ -395,16 +405,23 @@ START_TEST(sample_command)
 	struct drained dr = { .t_min = mono_ns() };
 	uint32_t nr;
 	int ret, bits = 0;
-	PERFRING_BACKEND_OPTS(o, .mode = PERFRING_BACKEND_SAMPLE, .events = "cpu-clock",
+	PERFRING_BACKEND_OPTS(o, .mode = PERFRING_BACKEND_SAMPLE, .events = events[_i],
 			      .freq = 1000, .argv = argv, .ring_pages = 8);
 
 	load_hw();
 	ret = ops->open(&o, &d, &b);
 	ck_assert_msg(ret == 0, "open: %d %s", ret, d.msg);
+	for (uint32_t k = 0; k < (uint32_t)_i + 1; k++) {
+		struct perfring_backend_event e = { .sz = sizeof(e) };
+
+		ck_assert_int_eq(ops->event(b, k, &e), 0);
+		ck_assert_uint_eq(e.attr->sample_type,
+				  (_i ? PERFRING_SAMPLE_IDENTIFIER : 0) | PERFRING_SAMPLE_IP |
+				  PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_PERIOD);
+		for (uint32_t j = 0; j < e.nr_ids && nids < 128; j++)
+			ids[nids++] = e.ids[j];
+	}
 	ck_assert_int_eq(ops->event(b, 0, &ev), 0);
-	ck_assert_uint_eq(ev.attr->sample_type, PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP |
-			  PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_CPU |
-			  PERFRING_SAMPLE_PERIOD);
 	ck_assert(ev.attr->flags & PERFRING_ATTR_USE_CLOCKID);
 	ck_assert_int_eq(ev.attr->clockid, CLOCK_MONOTONIC);
 	ck_assert(ev.attr->flags & PERFRING_ATTR_INHERIT);
@@ -413,8 +430,9 @@ START_TEST(sample_command)
 	nr = ops->nr_rings(b);
 	ck_assert_uint_ge(nr, 1);
 	ck_assert_uint_le(nr, 64);
-	/* One fd (id) per CPU, one ring per CPU. */
+	/* One fd (id) per CPU and event, one ring per CPU. */
 	ck_assert_uint_eq(ev.nr_ids, nr);
+	ck_assert_uint_eq(nids, nr * (uint32_t)(_i + 1));
 	for (uint32_t i = 0; i < nr; i++) {
 		ck_assert_uint_eq(perfring_ring_data_size(ops->ring(b, i)), 8 * 4096);
 		ck_assert_int_eq(perfring_reader_new(ops->ring(b, i), &rd[i]), 0);
@@ -426,11 +444,11 @@ START_TEST(sample_command)
 		ck_assert_int_ge(bits, 0);
 		ck_assert(!(bits & PERFRING_BACKEND_WAKE_TIMEOUT));
 		dr.t_max = mono_ns();
-		drain_all(b, rd, nr, ev.ids, ev.nr_ids, "wl-busy", &dr);
+		drain_all(b, rd, nr, ids, nids, "wl-busy", &dr);
 	}
 	ck_assert_int_eq(ops->stop(b), 0);
 	dr.t_max = mono_ns();
-	drain_all(b, rd, nr, ev.ids, ev.nr_ids, "wl-busy", &dr);
+	drain_all(b, rd, nr, ids, nids, "wl-busy", &dr);
 	/* 0.3 s of CPU at 1000 Hz. */
 	ck_assert_msg(dr.types[PERFRING_RECORD_SAMPLE] >= 150, "%u samples",
 		      dr.types[PERFRING_RECORD_SAMPLE]);
@@ -467,7 +485,8 @@ static int synth_fn(const void *rec, size_t size, void *user)
 	memcpy(&h, rec, sizeof(h));
 	if (h.size != size || size % 8 ||
 	    perfring_sample_id_decode(s->attr->sample_type, rec, size, &sid) < 0 ||
-	    sid.identifier != s->id || sid.pid != (uint32_t)s->pid) {
+	    ((s->attr->sample_type & PERFRING_SAMPLE_IDENTIFIER) && sid.identifier != s->id) ||
+	    sid.pid != (uint32_t)s->pid) {
 		s->bad++;
 		return 0;
 	}
@@ -813,7 +832,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, count_faults);
 	tcase_add_test(tc, count_group);
-	tcase_add_test(tc, sample_command);
+	tcase_add_loop_test(tc, sample_command, 0, 2);
 	tcase_add_test(tc, attach_pid_synthesize);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, bad_options);

@@ -6,7 +6,9 @@
 #  - side by side with perf record on the same workload: same top functions;
 #  - -p PID on a running two-thread workload: its symbols resolve, both
 #    threads sampled;
-#  - -a for a moment, and pipe output (-o -) into perf script.
+#  - -a for a moment (samples carry their CPU), and pipe output (-o -)
+#    into perf script;
+#  - two sampling events: perf script tells their samples apart.
 # Skips (77) only without perf or perf_event_open.
 set -u
 rec="$top_builddir/tools/perfring-record"
@@ -144,6 +146,10 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]
 	grep -q "wl-busy.*hot_function" "$tmp/a.txt" ||
 		fail "-a: no wl-busy hot_function line: $(head "$tmp/a.txt")"
 	[ -s "$tmp/rep.err" ] && fail "-a: perf report warned: $(cat "$tmp/rep.err")"
+	# system-wide samples carry their CPU
+	"$perf" script -i "$tmp/a.data" -F cpu >"$tmp/a.cpu" 2>"$tmp/script.err" ||
+		fail "-a: perf script -F cpu: $(cat "$tmp/script.err")"
+	grep -Eq '^ *\[[0-9]+\]' "$tmp/a.cpu" || fail "-a: no [CPU] in perf script -F cpu"
 else
 	echo "-a: not allowed for this user at this perf_event_paranoid level; not tested"
 fi
@@ -154,6 +160,18 @@ lines=$("$rec" -e cpu-clock -F 999 -o - -- "$wl/wl-busy" 0.2 2>"$tmp/rec.err" |
 n=$(summary_samples "$tmp/rec.err")
 echo "pipe: summary $n samples, perf script $lines"
 [ -n "$n" ] && [ "$lines" = "$n" ] || fail "pipe: perf script read $lines samples of $n: $(cat "$tmp/rec.err" "$tmp/script.err")"
+
+# 7. Two sampling events: perf script tells their samples apart (the
+#    records carry IDENTIFIER; one event alone goes without, as perf record).
+"$rec" -e cpu-clock,task-clock -F 999 -o "$tmp/two.data" -- "$wl/wl-busy" 0.3 2>"$tmp/rec.err" ||
+	fail "two events: exit $?: $(cat "$tmp/rec.err")"
+"$perf" script -i "$tmp/two.data" -F event 2>"$tmp/script.err" | sed 's/[: ]//g' | sort | uniq -c >"$tmp/two.txt"
+for e in cpu-clock task-clock; do
+	c=$(awk -v e="$e" '$2 == e { print $1 }' "$tmp/two.txt")
+	[ -n "$c" ] && [ "$c" -gt 50 ] || fail "two events: $e has ${c:-no} samples: $(cat "$tmp/two.txt")"
+done
+[ -s "$tmp/script.err" ] && fail "two events: perf script warned: $(cat "$tmp/script.err")"
+echo "two events: $(tr -s ' \n' ' ' <"$tmp/two.txt")"
 
 [ $fails -eq 0 ] || exit 1
 echo "record-perf.sh: all checks passed"

@@ -456,8 +456,12 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 			a->flags |= PERFRING_ATTR_ENABLE_ON_EXEC;
 		return;
 	}
-	a->sample_type = PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID |
-			 PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_CPU | PERFRING_SAMPLE_PERIOD;
+	a->sample_type = PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
+			 PERFRING_SAMPLE_PERIOD;
+	if (b->nev > 1)
+		a->sample_type |= PERFRING_SAMPLE_IDENTIFIER;
+	if (o->system_wide)
+		a->sample_type |= PERFRING_SAMPLE_CPU;
 	if (o->callchain)
 		a->sample_type |= PERFRING_SAMPLE_CALLCHAIN;
 	/* LOST: records the kernel dropped, even those no LOST record reports. */
