@@ -378,7 +378,8 @@ struct cursor {
 	struct perfring_diag *diag;
 };
 
-static int short_field(struct cursor *c, const char *field, uint64_t need)
+static __attribute__((cold, noinline)) int short_field(struct cursor *c, const char *field,
+							  uint64_t need)
 {
 	pr_diag_set(c->diag, -EBADMSG, NULL, c->off,
 		    "SAMPLE field %s at record offset %zu needs %" PRIu64
@@ -388,7 +389,8 @@ static int short_field(struct cursor *c, const char *field, uint64_t need)
 }
 
 /* Take n bytes (n may be any u64); returns a pointer or NULL (diag set). */
-static const void *take(struct cursor *c, const char *field, uint64_t n)
+static inline __attribute__((always_inline)) const void *take(struct cursor *c, const char *field,
+							      uint64_t n)
 {
 	const void *p;
 
@@ -418,7 +420,8 @@ static const void *take_array(struct cursor *c, const char *field,
 	return take(c, field, nr * item);
 }
 
-static int get_u64(struct cursor *c, const char *field, uint64_t *v)
+static inline __attribute__((always_inline)) int get_u64(struct cursor *c, const char *field,
+							 uint64_t *v)
 {
 	const void *p = take(c, field, 8);
 
@@ -428,7 +431,8 @@ static int get_u64(struct cursor *c, const char *field, uint64_t *v)
 	return 0;
 }
 
-static int get_u32x2(struct cursor *c, const char *field, uint32_t *a, uint32_t *b)
+static inline __attribute__((always_inline)) int get_u32x2(struct cursor *c, const char *field,
+							   uint32_t *a, uint32_t *b)
 {
 	const unsigned char *p = take(c, field, 8);
 

@@ -331,15 +331,6 @@ static int detect(const char *path, bool *is_ring)
 	return -1;
 }
 
-/* Light reset (the struct is 800 bytes: not per record). */
-static inline void diag_reset(struct perfring_diag *diag)
-{
-	diag->error = 0;
-	diag->has_offset = 0;
-	diag->file[0] = 0;
-	diag->msg[0] = 0;
-}
-
 static void diag_fallback(struct perfring_diag *diag, const char *path, int ret)
 {
 	if (!diag->msg[0])
@@ -455,7 +446,7 @@ static int input_next(struct dump *d, struct item *it)
 	} else {
 		struct perfring_perfdata_record r;
 
-		diag_reset(&diag);
+		tool_diag_reset(&diag);
 		ret = perfring_perfdata_next(d->pd, &r, &diag);
 		if (ret == 1) {
 			it->rec = (const unsigned char *)r.header;
@@ -1171,7 +1162,7 @@ static void check_record(struct dump *d, const struct item *it)
 		struct perfring_sample s;
 		struct perfring_diag diag;	/* not zeroed: 800 bytes per record */
 
-		diag_reset(&diag);
+		tool_diag_reset(&diag);
 		if (perfring_sample_decode(a, it->rec, it->size, &s, &diag) < 0) {
 			problem(d, it->offset, "%s%s", diag.msg[0] ? diag.msg : "SAMPLE does not decode",
 				where);
@@ -1234,7 +1225,7 @@ static void check_record(struct dump *d, const struct item *it)
 				unsigned char other[1024];
 			} u;
 
-			diag_reset(&diag);
+			tool_diag_reset(&diag);
 			if (p && perfring_plugin_decode(p, a, it->rec, it->size, &u, sizeof(u), NULL,
 							&diag) < 0) {
 				problem(d, it->offset, "%s%s", diag.msg[0] ? diag.msg : "does not decode",
@@ -1657,7 +1648,7 @@ static int dump_one(const char *path, bool banner)
 		struct perfring_perfdata_record pr;
 		struct perfring_diag diag;
 
-		diag_reset(&diag);
+		tool_diag_reset(&diag);
 		while ((r = perfring_perfdata_next(d.pd, &pr, &diag)) == 1)
 			;
 		if (r < 0) {

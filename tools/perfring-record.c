@@ -140,8 +140,9 @@ static uint64_t round_ring_size(uint64_t v)
 static void take(struct rec *r, int source, const void *rec, size_t size)
 {
 	struct perfring_event_header h;
-	struct perfring_diag d = { 0 };
+	struct perfring_diag d;
 
+	tool_diag_reset(&d);
 	memcpy(&h, rec, sizeof(h));
 	r->records++;
 	if (h.type == PERFRING_RECORD_SAMPLE)

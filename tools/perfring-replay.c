@@ -384,16 +384,15 @@ static bool record_ok(const char *file, uint64_t offset, const struct perfring_a
 		      const void *rec, size_t size)
 {
 	const struct perfring_event_header *h = rec;
-	struct perfring_diag d = { 0 };
+	struct perfring_diag d;
 	const struct perfring_plugin *p;
 	int ret = 0;
 
 	if (h->type >= 64 || !attr)
 		return true;
+	tool_diag_reset(&d);
 	if (h->type == PERFRING_RECORD_SAMPLE) {
-		struct perfring_sample s;
-
-		ret = perfring_sample_decode(attr, rec, size, &s, &d);
+		ret = perfring_sample_decode(attr, rec, size, NULL, &d);
 	} else if (h->type == PERFRING_RECORD_LOST) {
 		ret = perfring_lost_decode(attr, rec, size, NULL, NULL);
 	} else if ((p = perfring_registry_find(reg, h->type))) {
@@ -616,9 +615,10 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 			continue;
 		} else {
 			struct perfring_perfdata_record r;
-			struct perfring_diag d = { 0 };
+			struct perfring_diag d;
 			struct pending *p;
 
+			tool_diag_reset(&d);
 			if (in->cur) {
 				g_free(in->cur->rec);
 				g_free(in->cur);
@@ -702,8 +702,11 @@ static int writer_add_events(struct perfring_writer *w)
 static int writer_put(struct perfring_writer *w, int src, const char *file, uint64_t offset,
 		      const void *rec, size_t size)
 {
-	struct perfring_diag diag = { 0 };
-	int ret = perfring_writer_write(w, src, rec, size, &diag);
+	struct perfring_diag diag;
+	int ret;
+
+	tool_diag_reset(&diag);
+	ret = perfring_writer_write(w, src, rec, size, &diag);
 
 	if (ret == -EINVAL) {
 		problem(file, offset, "%s", diag.msg[0] ? diag.msg : "record refused");

@@ -361,7 +361,8 @@ struct perfring_sample {
  * a SAMPLE or attr cannot describe a layout (sample_type bits at or above
  * PERFRING_SAMPLE_MAX, both WEIGHT bits, unknown read_format bits with READ).
  * RAW sizes whose 4 + raw_size is not a multiple of 8 are accepted (perf
- * accepts them); the encoder refuses them.
+ * accepts them); the encoder refuses them.  out may be NULL to only check
+ * the record; it is written only on success.
  */
 PERFRING_API int perfring_sample_decode(const struct perfring_attr *attr,
 					const void *rec, size_t rec_size,
