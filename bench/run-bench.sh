@@ -119,6 +119,10 @@ if test "$size" -lt "$want"; then
 	size=$(stat -c %s "$BIG" 2>/dev/null || echo 0)
 fi
 echo "INFO perf.data: perf record -e cpu-clock -c 20000 -g, wl-bench 2 threads ${secs}s: $(mb "$size") MB"
+# Written back before anything is timed: the kernel writes dirty pages back
+# about 30 s later, and that writeback would take a CPU from whatever runs
+# then (here it made perfring-dump --stats 30% slower in some runs).
+sync "$BIG" 2>/dev/null || sync
 cat "$BIG" > /dev/null
 
 have_opt() { "$DUMP" --help 2>&1 | grep -q -- "$1"; }
@@ -172,6 +176,7 @@ fi
 RING=$W/in.ring
 "$B/bench/mkring" "$RING" "$(fint "128 * 1048576 * $SCALE")" > "$W/mkring.out" || exit 2
 rsize=$(stat -c %s "$RING")
+sync "$RING" 2>/dev/null || sync
 cat "$RING" > /dev/null
 measure /dev/null "$REPLAY" -o "$W/replay.data" "$RING"; ours=$MED
 if test "$RC" = 0; then
