@@ -369,7 +369,7 @@ static void drain_all(struct perfring_backend *b, struct perfring_reader **rd, u
 				id = sid.identifier;
 				t = sid.time;
 			}
-			/* one event: no id in the records (as perf record's default) */
+			/* one event: no id in the records (as perf record does) */
 			known = !(attr->sample_type & PERFRING_SAMPLE_IDENTIFIER);
 			for (uint32_t k = 0; k < nids; k++)
 				known |= ids[k] == id;
@@ -388,9 +388,9 @@ static void drain_all(struct perfring_backend *b, struct perfring_reader **rd, u
 }
 
 /*
- * One event carries perf record's default sample_type (IP|TID|TIME|PERIOD:
- * 16-byte side-band trailers); two carry IDENTIFIER too, and every record's
- * id is one of the events' ids.
+ * One event: IP|TID|TIME|CPU|PERIOD, no IDENTIFIER (24-byte side-band
+ * trailers); two carry IDENTIFIER too, and every record's id is one of the
+ * events' ids.
  */
 START_TEST(sample_command)
 {
@@ -417,7 +417,8 @@ START_TEST(sample_command)
 		ck_assert_int_eq(ops->event(b, k, &e), 0);
 		ck_assert_uint_eq(e.attr->sample_type,
 				  (_i ? PERFRING_SAMPLE_IDENTIFIER : 0) | PERFRING_SAMPLE_IP |
-				  PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_PERIOD);
+				  PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_CPU |
+				  PERFRING_SAMPLE_PERIOD);
 		for (uint32_t j = 0; j < e.nr_ids && nids < 128; j++)
 			ids[nids++] = e.ids[j];
 	}

@@ -146,7 +146,7 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]
 	grep -q "wl-busy.*hot_function" "$tmp/a.txt" ||
 		fail "-a: no wl-busy hot_function line: $(head "$tmp/a.txt")"
 	[ -s "$tmp/rep.err" ] && fail "-a: perf report warned: $(cat "$tmp/rep.err")"
-	# system-wide samples carry their CPU
+	# samples carry their CPU
 	"$perf" script -i "$tmp/a.data" -F cpu >"$tmp/a.cpu" 2>"$tmp/script.err" ||
 		fail "-a: perf script -F cpu: $(cat "$tmp/script.err")"
 	grep -Eq '^ *\[[0-9]+\]' "$tmp/a.cpu" || fail "-a: no [CPU] in perf script -F cpu"
@@ -162,7 +162,8 @@ echo "pipe: summary $n samples, perf script $lines"
 [ -n "$n" ] && [ "$lines" = "$n" ] || fail "pipe: perf script read $lines samples of $n: $(cat "$tmp/rec.err" "$tmp/script.err")"
 
 # 7. Two sampling events: perf script tells their samples apart (the
-#    records carry IDENTIFIER; one event alone goes without, as perf record).
+#    records carry IDENTIFIER; one event alone goes without, as with perf
+#    record).
 "$rec" -e cpu-clock,task-clock -F 999 -o "$tmp/two.data" -- "$wl/wl-busy" 0.3 2>"$tmp/rec.err" ||
 	fail "two events: exit $?: $(cat "$tmp/rec.err")"
 "$perf" script -i "$tmp/two.data" -F event 2>"$tmp/script.err" | sed 's/[: ]//g' | sort | uniq -c >"$tmp/two.txt"

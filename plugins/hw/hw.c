@@ -456,12 +456,17 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 			a->flags |= PERFRING_ATTR_ENABLE_ON_EXEC;
 		return;
 	}
+	/*
+	 * CPU: the rings are per CPU and a flight-recorder ring (--ring)
+	 * takes them in turn, so a thread that moved is in time order only
+	 * per CPU; the CPU tells readers (perfring-dump --check) which order
+	 * holds.  IDENTIFIER only when there are several events to tell apart
+	 * (perf record's choice too): 24-byte side-band trailers, not 32.
+	 */
 	a->sample_type = PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
-			 PERFRING_SAMPLE_PERIOD;
+			 PERFRING_SAMPLE_CPU | PERFRING_SAMPLE_PERIOD;
 	if (b->nev > 1)
 		a->sample_type |= PERFRING_SAMPLE_IDENTIFIER;
-	if (o->system_wide)
-		a->sample_type |= PERFRING_SAMPLE_CPU;
 	if (o->callchain)
 		a->sample_type |= PERFRING_SAMPLE_CALLCHAIN;
 	/* LOST: records the kernel dropped, even those no LOST record reports. */
