@@ -148,19 +148,74 @@ static void put_str(GString *out, const char *s, size_t n)
 	}
 }
 
+/*
+ * Numbers by hand: one g_string_append_printf per field (a vasprintf and a
+ * free each) was most of perfring-dump --json's time.
+ */
+static void append_dec(GString *out, uint64_t v)
+{
+	char b[20];
+	size_t i = sizeof(b);
+
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	g_string_append_len(out, b + i, (gssize)(sizeof(b) - i));
+}
+
+static void append_i32(GString *out, int32_t v)
+{
+	if (v < 0) {
+		g_string_append_c(out, '-');
+		append_dec(out, (uint64_t)0 - (uint64_t)(int64_t)v);
+	} else {
+		append_dec(out, (uint64_t)v);
+	}
+}
+
+/* "0x..." in lower case, quoted */
+static void append_qhex(GString *out, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char b[19];
+	size_t i = sizeof(b);
+
+	b[--i] = '"';
+	do {
+		b[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	b[--i] = 'x';
+	b[--i] = '0';
+	g_string_append_c(out, '"');
+	g_string_append_len(out, b + i, (gssize)(sizeof(b) - i));
+}
+
+/* ,"key": */
+static void append_key(GString *out, const char *key)
+{
+	g_string_append_len(out, ",\"", 2);
+	g_string_append(out, key);
+	g_string_append_len(out, "\":", 2);
+}
+
 static void put_addr(GString *out, const char *key, uint64_t v)
 {
-	g_string_append_printf(out, ",\"%s\":\"0x%" PRIx64 "\"", key, v);
+	append_key(out, key);
+	append_qhex(out, v);
 }
 
 static void put_u64(GString *out, const char *key, uint64_t v)
 {
-	g_string_append_printf(out, ",\"%s\":%" PRIu64, key, v);
+	append_key(out, key);
+	append_dec(out, v);
 }
 
 static void put_pid(GString *out, const char *key, uint32_t v)
 {
-	g_string_append_printf(out, ",\"%s\":%" PRId32, key, (int32_t)v);
+	append_key(out, key);
+	append_i32(out, (int32_t)v);
 }
 
 static void put_bits(GString *out, uint64_t v, const char *(*name)(unsigned))
@@ -266,10 +321,12 @@ static void put_u64s(GString *out, const void *p, size_t n, bool addr)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = get64((const char *)p + 8 * i);
 
+		if (i)
+			g_string_append_c(out, ',');
 		if (addr)
-			g_string_append_printf(out, "%s\"0x%" PRIx64 "\"", i ? "," : "", v);
+			append_qhex(out, v);
 		else
-			g_string_append_printf(out, "%s%" PRIu64, i ? "," : "", v);
+			append_dec(out, v);
 	}
 	g_string_append_c(out, ']');
 }
@@ -287,13 +344,19 @@ static void put_read(GString *out, const struct perfring_attr *a, const struct p
 		bool first = true;
 
 		if (rf & PERFRING_FORMAT_TOTAL_TIME_ENABLED) {
-			g_string_append_printf(out, "\"time_enabled\":%" PRIu64 ",", NEXT());
+			g_string_append(out, "\"time_enabled\":");
+			append_dec(out, NEXT());
+			g_string_append_c(out, ',');
 		}
-		if (rf & PERFRING_FORMAT_TOTAL_TIME_RUNNING)
-			g_string_append_printf(out, "\"time_running\":%" PRIu64 ",", NEXT());
+		if (rf & PERFRING_FORMAT_TOTAL_TIME_RUNNING) {
+			g_string_append(out, "\"time_running\":");
+			append_dec(out, NEXT());
+			g_string_append_c(out, ',');
+		}
 		g_string_append(out, "\"values\":[");
 		for (uint64_t k = 0; k < nr && i < nw; k++) {
-			g_string_append_printf(out, "%s{\"value\":%" PRIu64, first ? "" : ",", NEXT());
+			g_string_append(out, first ? "{\"value\":" : ",{\"value\":");
+			append_dec(out, NEXT());
 			first = false;
 			if (rf & PERFRING_FORMAT_ID)
 				put_u64(out, "id", NEXT());
@@ -303,7 +366,8 @@ static void put_read(GString *out, const struct perfring_attr *a, const struct p
 		}
 		g_string_append(out, "]}");
 	} else {
-		g_string_append_printf(out, "\"value\":%" PRIu64, NEXT());
+		g_string_append(out, "\"value\":");
+		append_dec(out, NEXT());
 		if (rf & PERFRING_FORMAT_TOTAL_TIME_ENABLED)
 			put_u64(out, "time_enabled", NEXT());
 		if (rf & PERFRING_FORMAT_TOTAL_TIME_RUNNING)
@@ -368,10 +432,13 @@ static void put_sample(GString *out, const struct perfring_attr *a, const struct
 		if (a->branch_sample_type & PERFRING_BRANCH_HW_INDEX)
 			put_u64(out, "branch_hw_idx", s->branch_hw_idx);
 		g_string_append(out, ",\"branch_stack\":[");
-		for (uint64_t i = 0; i < s->branch_nr; i++, b += 24)
-			g_string_append_printf(out, "%s{\"from\":\"0x%" PRIx64 "\",\"to\":\"0x%" PRIx64
-					       "\",\"flags\":%" PRIu64 "}", i ? "," : "",
-					       get64(b), get64(b + 8), get64(b + 16));
+		for (uint64_t i = 0; i < s->branch_nr; i++, b += 24) {
+			g_string_append(out, i ? ",{\"from\":" : "{\"from\":");
+			append_qhex(out, get64(b));
+			put_addr(out, "to", get64(b + 8));
+			put_u64(out, "flags", get64(b + 16));
+			g_string_append_c(out, '}');
+		}
 		g_string_append_c(out, ']');
 	}
 	if (st & PERFRING_SAMPLE_REGS_USER)
@@ -480,17 +547,22 @@ void jc_encode_record(GString *out, const struct perfring_registry *reg,
 	uint32_t type = h->type;
 	const char *name = perfring_record_type_name(type);
 	const struct perfring_plugin *p = reg ? perfring_registry_find(reg, type) : NULL;
-	unsigned char *buf = g_malloc(JC_MAX_REC);
+	/* one scratch record for the round trips: the tools are single-threaded */
+	static unsigned char buf[JC_MAX_REC];
 	size_t start = out->len;
 	bool decoded = false, known = false;
 
-	if (name)
-		g_string_append_printf(out, "{\"type\":\"%s\"", name);
-	else
-		g_string_append_printf(out, "{\"type\":%" PRIu32, type);
-	g_string_append_printf(out, ",\"misc\":%u", h->misc);
+	g_string_append_len(out, "{\"type\":", 8);
+	if (name) {
+		g_string_append_c(out, '"');
+		g_string_append(out, name);
+		g_string_append_c(out, '"');
+	} else {
+		append_dec(out, type);
+	}
+	put_u64(out, "misc", h->misc);
 	if (has_offset)
-		g_string_append_printf(out, ",\"offset\":%" PRIu64, offset);
+		put_u64(out, "offset", offset);
 	start = out->len;
 
 	switch (type) {
@@ -552,7 +624,6 @@ void jc_encode_record(GString *out, const struct perfring_registry *reg,
 		put_hex(out, (const char *)rec + 8, size > 8 ? size - 8 : 0);
 	}
 	g_string_append_c(out, '}');
-	g_free(buf);
 }
 
 static bool ids_contain(const uint64_t *ids, size_t n, uint64_t id)
