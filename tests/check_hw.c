@@ -353,6 +353,11 @@ static void drain_all(struct perfring_backend *b, struct perfring_reader **rd, u
 			uint64_t id, t;
 			bool known = false;
 
+			/* the record was written before it was read: its time is
+			 * at most now (a bound taken before the drain raced with
+			 * records written during it) */
+			out->t_max = mono_ns();
+
 			if (h->type < PERFRING_RECORD_KERNEL_MAX)
 				out->types[h->type]++;
 			if (h->type == PERFRING_RECORD_SAMPLE) {
