@@ -266,11 +266,25 @@ int dump_count_records_threads(int fd, uint64_t start, uint64_t end, struct dump
 		return count_serial(fd, start, end, c);
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
+	/*
+	 * The threads claim chunks as they go, so any number of them that
+	 * started finishes the walk; none (RLIMIT_NPROC, say): count here.
+	 */
 	for (unsigned i = 0; i < nthreads; i++) {
 		workers[i].w = &w;
 		workers[i].c = (struct dump_count){ .by_type = g_new0(uint64_t, c->ntypes),
 						    .ntypes = c->ntypes };
-		workers[i].thread = g_thread_new("perfring-count", worker_main, &workers[i]);
+		workers[i].thread = g_thread_try_new("perfring-count", worker_main, &workers[i], NULL);
+		if (!workers[i].thread) {
+			g_free(workers[i].c.by_type);
+			nthreads = i;
+			break;
+		}
+	}
+	if (!nthreads) {
+		pthread_mutex_destroy(&w.lock);
+		pthread_cond_destroy(&w.cond);
+		return count_serial(fd, start, end, c);
 	}
 	for (unsigned i = 0; i < nthreads; i++) {
 		struct dump_count *wc = &workers[i].c;
