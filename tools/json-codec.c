@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "json-codec.h"
+#include "num-fmt.h"
 
 #define JC_MAX_REC 65536u
 #define JC_MAX_DEPTH 64
@@ -148,20 +149,13 @@ static void put_str(GString *out, const char *s, size_t n)
 	}
 }
 
-/*
- * Numbers by hand: one g_string_append_printf per field (a vasprintf and a
- * free each) was most of perfring-dump --json's time.
- */
+/* Numbers by hand (num-fmt.h): not one g_string_append_printf per field. */
 static void append_dec(GString *out, uint64_t v)
 {
-	char b[20];
-	size_t i = sizeof(b);
+	char b[NUM_DEC_MAX];
+	const char *d = num_dec(b, v);
 
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	g_string_append_len(out, b + i, (gssize)(sizeof(b) - i));
+	g_string_append_len(out, d, (gssize)(b + NUM_DEC_MAX - d));
 }
 
 static void append_i32(GString *out, int32_t v)
@@ -177,19 +171,12 @@ static void append_i32(GString *out, int32_t v)
 /* "0x..." in lower case, quoted */
 static void append_qhex(GString *out, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
-	char b[19];
-	size_t i = sizeof(b);
+	char b[NUM_HEX_MAX];
+	const char *d = num_hex(b, v, 1);
 
-	b[--i] = '"';
-	do {
-		b[--i] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	b[--i] = 'x';
-	b[--i] = '0';
+	g_string_append_len(out, "\"0x", 3);
+	g_string_append_len(out, d, (gssize)(b + NUM_HEX_MAX - d));
 	g_string_append_c(out, '"');
-	g_string_append_len(out, b + i, (gssize)(sizeof(b) - i));
 }
 
 /* ,"key": */
@@ -287,32 +274,32 @@ static void put_sample_id(GString *out, const struct perfring_attr *a,
 			  const struct perfring_sample_id *sid)
 {
 	uint64_t st = trailer_bits(a);
-	GString *t;
+	size_t first;
 
 	if (!st)
 		return;
-	t = g_string_new(NULL);
+	/* the members, each with a leading comma; the first comma goes */
+	g_string_append(out, ",\"sample_id\":{");
+	first = out->len;
 	if (st & PERFRING_SAMPLE_TID) {
-		put_pid(t, "pid", sid->pid);
-		put_pid(t, "tid", sid->tid);
+		put_pid(out, "pid", sid->pid);
+		put_pid(out, "tid", sid->tid);
 	}
 	if (st & PERFRING_SAMPLE_TIME)
-		put_u64(t, "time", sid->time);
+		put_u64(out, "time", sid->time);
 	if (st & PERFRING_SAMPLE_ID)
-		put_u64(t, "id", sid->id);
+		put_u64(out, "id", sid->id);
 	if (st & PERFRING_SAMPLE_STREAM_ID)
-		put_u64(t, "stream_id", sid->stream_id);
+		put_u64(out, "stream_id", sid->stream_id);
 	if (st & PERFRING_SAMPLE_CPU) {
-		put_u64(t, "cpu", sid->cpu);
+		put_u64(out, "cpu", sid->cpu);
 		if (sid->res)
-			put_u64(t, "res", sid->res);
+			put_u64(out, "res", sid->res);
 	}
 	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		put_u64(t, "identifier", sid->identifier);
-	g_string_append(out, ",\"sample_id\":{");
-	g_string_append(out, t->str + 1);	/* drop the leading comma */
+		put_u64(out, "identifier", sid->identifier);
+	g_string_erase(out, (gssize)first, 1);
 	g_string_append_c(out, '}');
-	g_string_free(t, TRUE);
 }
 
 static void put_u64s(GString *out, const void *p, size_t n, bool addr)

@@ -40,6 +40,7 @@
 
 #include "dump-count.h"
 #include "json-codec.h"
+#include "num-fmt.h"
 #include "tool-common.h"
 
 static gboolean opt_version;
@@ -120,15 +121,10 @@ static inline void put_s(const char *s)
 
 static void put_u(uint64_t v)
 {
-	char t[24];
-	int n = 0;
+	char t[NUM_DEC_MAX];
+	const char *d = num_dec(t, v);
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		put_c(t[--n]);
+	put_mem(d, (size_t)(t + NUM_DEC_MAX - d));
 }
 
 static void put_i(int64_t v)
@@ -141,24 +137,14 @@ static void put_i(int64_t v)
 	}
 }
 
-static const char hexd[] = "0123456789abcdef";
-
 /* "0x" and at least `width` hex digits */
 static void put_x(uint64_t v, int width)
 {
-	char t[16];
-	int n = 0;
+	char t[NUM_HEX_MAX];
+	const char *d = num_hex(t, v, width);
 
-	do {
-		t[n++] = hexd[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n < width)
-		t[n++] = '0';
-	put_c('0');
-	put_c('x');
-	while (n)
-		put_c(t[--n]);
+	put_mem("0x", 2);
+	put_mem(d, (size_t)(t + NUM_HEX_MAX - d));
 }
 
 static void put_bytes_hex(const unsigned char *p, size_t n)
@@ -166,8 +152,8 @@ static void put_bytes_hex(const unsigned char *p, size_t n)
 	for (size_t i = 0; i < n && ll + 4 < LB_SIZE; i++) {
 		if (i)
 			lb[ll++] = ' ';
-		lb[ll++] = hexd[p[i] >> 4];
-		lb[ll++] = hexd[p[i] & 15];
+		lb[ll++] = num_hex_digits[p[i] >> 4];
+		lb[ll++] = num_hex_digits[p[i] & 15];
 	}
 }
 
