@@ -48,18 +48,38 @@ lvl=$(cat /proc/sys/kernel/perf_event_paranoid)
 PERFRING_HW_FAKE_ERRNO=EACCES expect 1 "permission denied: kernel.perf_event_paranoid is $lvl" -- \
 	"$rec" -e cpu-clock -o x.data -- true
 grep -q "CAP_PERFMON" "$tmp/err" || fail "no hint in: $(cat "$tmp/err")"
+# nobody may not reach the build tree (a clone in a mktemp -d directory is
+# 0700): it runs copies of the real executable, the library, the plugins
+# and the workload, staged in $tmp (0755).
+stage_for_nobody() {
+	real="$top_builddir/tools/.libs/perfring-record"
+	[ -x "$real" ] || real=$rec
+	mkdir -p "$tmp/stage/lib" "$tmp/stage/plugins" &&
+	cp "$real" "$tmp/stage/perfring-record" &&
+	cp "$top_builddir/tests/workloads/wl-busy" "$tmp/stage/wl-busy" &&
+	for f in "$top_builddir"/lib/.libs/libperfring.so*; do
+		[ -e "$f" ] && cp -P "$f" "$tmp/stage/lib/"
+	done &&
+	for f in "$top_builddir"/plugins/*/.libs/*.so; do
+		cp "$f" "$tmp/stage/plugins/" || return 1
+	done &&
+	chmod -R a+rX "$tmp/stage"
+}
 if [ "$(id -u)" = 0 ] && [ "$lvl" -ge 1 ] && command -v setpriv >/dev/null &&
-   setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
+   setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null &&
+   stage_for_nobody; then
+	# (paths from mktemp: no spaces)
+	nrec="env LD_LIBRARY_PATH=$tmp/stage/lib PERFRING_PLUGIN_PATH=$tmp/stage/plugins $tmp/stage/perfring-record"
 	expect 1 "kernel.perf_event_paranoid is $lvl" -- setpriv --reuid=nobody --regid=nogroup \
-		--clear-groups "$rec" -e cpu-clock -a --duration 0.1 -o "$tmp/n.data"
+		--clear-groups $nrec -e cpu-clock -a --duration 0.1 -o "$tmp/n.data"
 	grep -q -- "-a (every CPU) needs" "$tmp/err" || fail "the paranoid message does not say what -a needs"
 	# Without -a an unprivileged user falls back to user space only, as
 	# perf does, and perf report still resolves the workload.
 	if [ "$lvl" -ge 2 ] && [ -n "${PERF:-}" ] && [ -x "$PERF" ]; then
 		mkdir "$tmp/nobody" && chmod 777 "$tmp/nobody"
 		expect 0 "measuring user space only (:u)" -- setpriv --reuid=nobody --regid=nogroup \
-			--clear-groups "$rec" -e cpu-clock -F 999 -o "$tmp/nobody/u.data" -- \
-			"$top_builddir/tests/workloads/wl-busy" 0.2
+			--clear-groups $nrec -e cpu-clock -F 999 -o "$tmp/nobody/u.data" -- \
+			"$tmp/stage/wl-busy" 0.2
 		"$PERF" report -f -i "$tmp/nobody/u.data" --stdio --sort sym -q >"$tmp/out" 2>&1
 		grep -q "hot_function" "$tmp/out" || fail "user-space-only data: $(cat "$tmp/out")"
 		"$PERF" evlist -f -i "$tmp/nobody/u.data" 2>&1 | grep -qx "cpu-clock:u" ||
