@@ -75,12 +75,21 @@ struct perfring_plugin {
 	const struct perfring_plugin_descriptor *desc;
 	char *file;		/* as given to load_file */
 	char *realpath;		/* to notice the same file loaded twice */
+	char *stem;		/* its file name less .so/.la: "comm" */
+};
+
+/* A plugin file passed over because an earlier place had its file name. */
+struct shadowed {
+	char *file;
+	const struct perfring_plugin *by;	/* the plugin that took the name */
 };
 
 struct perfring_registry {
 	unsigned flags;
 	GPtrArray *plugins;	/* struct perfring_plugin *, load order */
 	GHashTable *by_type;	/* GUINT_TO_POINTER(type) -> plugin */
+	GHashTable *by_name;	/* plugin file name ("comm") -> plugin */
+	GArray *shadowed;	/* struct shadowed, in search order */
 };
 
 static bool no_dlclose(void)
@@ -103,6 +112,7 @@ static void plugin_free(struct perfring_plugin *p)
 	module_close(p->module);
 	g_free(p->file);
 	g_free(p->realpath);
+	g_free(p->stem);
 	g_free(p);
 }
 
@@ -122,6 +132,8 @@ PERFRING_API int perfring_registry_new(unsigned flags,
 	reg->flags = flags;
 	reg->plugins = g_ptr_array_new();
 	reg->by_type = g_hash_table_new(g_direct_hash, g_direct_equal);
+	reg->by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	reg->shadowed = g_array_new(FALSE, FALSE, sizeof(struct shadowed));
 	*out = reg;
 	return 0;
 }
@@ -138,8 +150,12 @@ PERFRING_API void perfring_registry_free(struct perfring_registry *reg)
 			p->desc->fini();
 		plugin_free(p);
 	}
+	for (guint i = 0; i < reg->shadowed->len; i++)
+		g_free(g_array_index(reg->shadowed, struct shadowed, i).file);
+	g_array_free(reg->shadowed, TRUE);
 	g_ptr_array_free(reg->plugins, TRUE);
 	g_hash_table_destroy(reg->by_type);
+	g_hash_table_destroy(reg->by_name);
 	free(reg);
 }
 
@@ -281,18 +297,64 @@ static int check_parent(const char *path, struct perfring_diag *diag)
 	return ret;
 }
 
-/* Returns 1 if loaded, 0 if the same file was already loaded, or -errno. */
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n > m && strcmp(s + n - m, suf) == 0;
+}
+
+/* The name a plugin file takes in the search: its base name less .so/.la. */
+static char *plugin_stem(const char *path)
+{
+	char *base = g_path_get_basename(path);
+	size_t n = strlen(base);
+
+	if (has_suffix(base, ".so") || has_suffix(base, ".la"))
+		base[n - 3] = '\0';
+	return base;
+}
+
+/*
+ * Returns 1 if loaded, 0 if the same file was already loaded or an earlier
+ * place in the search already gave a plugin of this file name (the file is
+ * then shadowed: recorded, never opened), or -errno.
+ */
 static int load_file(struct perfring_registry *reg, const char *path,
 		     struct perfring_diag *diag)
 {
 	const struct perfring_plugin_descriptor *d;
+	const struct perfring_plugin *winner;
 	struct perfring_plugin *p;
-	char tbuf[64], *rp, *open_path;
+	char tbuf[64], *rp, *open_path, *stem;
 	gpointer sym = NULL;
 	GModule *m;
 	struct stat st;
 	int ret;
 
+	/*
+	 * Shadowing is decided on the name alone, before the file is even
+	 * looked at: a shadowed file may be broken, foreign or built for
+	 * another ABI, and none of that matters, as with a program that
+	 * comes later in PATH.
+	 */
+	stem = plugin_stem(path);
+	winner = g_hash_table_lookup(reg->by_name, stem);
+	if (winner) {
+		char *wr = realpath(path, NULL);
+
+		if (!wr || !winner->realpath || strcmp(wr, winner->realpath) != 0) {
+			struct shadowed sh = { .file = g_strdup(path), .by = winner };
+
+			g_array_append_val(reg->shadowed, sh);
+			pr_log(PERFRING_LOG_DEBUG, "plugin file %s shadowed by %s", path,
+			       winner->file);
+		}
+		free(wr);
+		g_free(stem);
+		return 0;
+	}
+	g_free(stem);
 	if (stat(path, &st) < 0) {
 		ret = -errno;
 		pr_diag_set(diag, ret, path, PR_NO_OFFSET, "cannot load plugin: %s",
@@ -380,8 +442,10 @@ static int load_file(struct perfring_registry *reg, const char *path,
 	p->desc = d;
 	p->file = g_strdup(path);
 	p->realpath = g_strdup(rp);
+	p->stem = plugin_stem(path);
 	free(rp);
 	g_ptr_array_add(reg->plugins, p);
+	g_hash_table_insert(reg->by_name, p->stem, p);
 	for (uint32_t i = 0; d->kind == PERFRING_PLUGIN_KIND_RECORD && i < d->n_types; i++)
 		g_hash_table_insert(reg->by_type, GUINT_TO_POINTER(d->types[i]), p);
 	pr_log(PERFRING_LOG_DEBUG, "loaded plugin '%s' from %s", d->name, path);
@@ -404,13 +468,6 @@ PERFRING_API int perfring_registry_load_file(struct perfring_registry *reg,
 	}
 	ret = load_file(reg, path, diag);
 	return ret < 0 ? ret : 0;
-}
-
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-
-	return n > m && strcmp(s + n - m, suf) == 0;
 }
 
 static gint cmp_str(gconstpointer a, gconstpointer b)
@@ -531,23 +588,55 @@ PERFRING_API int perfring_registry_load_path(struct perfring_registry *reg,
 	return ret < 0 ? ret : n;
 }
 
+PERFRING_API int perfring_registry_load_installed(struct perfring_registry *reg,
+						  struct perfring_diag *diag)
+{
+	const char *sys = getenv("PERFRING_PLUGIN_SYSTEM_PATH");
+	struct stat st;
+
+	if (!reg) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "invalid argument");
+		return -EINVAL;
+	}
+	if (sys)	/* set, even empty: it replaces the installed directory */
+		return perfring_registry_load_path(reg, sys, diag);
+	if (stat(PERFRING_PLUGINSDIR, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	return load_dir(reg, PERFRING_PLUGINSDIR, diag);
+}
+
 PERFRING_API int perfring_registry_load_default(struct perfring_registry *reg,
 						struct perfring_diag *diag)
 {
-	struct stat st;
 	int ret, n;
 
 	ret = perfring_registry_load_path(reg, getenv("PERFRING_PLUGIN_PATH"), diag);
 	if (ret < 0)
 		return ret;
 	n = ret;
-	if (stat(PERFRING_PLUGINSDIR, &st) == 0 && S_ISDIR(st.st_mode)) {
-		ret = load_dir(reg, PERFRING_PLUGINSDIR, diag);
-		if (ret < 0)
-			return ret;
-		n += ret;
-	}
-	return n;
+	ret = perfring_registry_load_installed(reg, diag);
+	return ret < 0 ? ret : n + ret;
+}
+
+PERFRING_API size_t perfring_registry_shadowed_count(const struct perfring_registry *reg)
+{
+	return reg ? reg->shadowed->len : 0;
+}
+
+PERFRING_API const char *
+perfring_registry_shadowed_at(const struct perfring_registry *reg, size_t i,
+			      const struct perfring_plugin **by)
+{
+	const struct shadowed *sh;
+
+	if (by)
+		*by = NULL;
+	if (!reg || i >= reg->shadowed->len)
+		return NULL;
+	sh = &g_array_index(reg->shadowed, struct shadowed, i);
+	if (by)
+		*by = sh->by;
+	return sh->file;
 }
 
 PERFRING_API const struct perfring_plugin *

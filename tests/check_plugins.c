@@ -1067,6 +1067,85 @@ START_TEST(test_path_rules)
 }
 END_TEST
 
+static char debug_logged[2048];
+
+static void capture_debug(enum perfring_log_level level, const char *msg, void *user)
+{
+	(void)user;
+	if (level == PERFRING_LOG_DEBUG)
+		snprintf(debug_logged + strlen(debug_logged),
+			 sizeof(debug_logged) - strlen(debug_logged), "%s\n", msg);
+}
+
+/*
+ * A later file of a loaded plugin's name is shadowed: recorded, logged at
+ * debug level, never opened (the tripwire plugin is built for another ABI
+ * major: opening it would fail the load).  The installed directory is
+ * replaced by PERFRING_PLUGIN_SYSTEM_PATH, searched after
+ * PERFRING_PLUGIN_PATH by load_default.
+ */
+START_TEST(test_shadowing)
+{
+	struct perfring_registry *r;
+	struct perfring_diag d = { 0 };
+	const struct perfring_plugin *by;
+	char tmpl[] = "/tmp/perfring-shadow-XXXXXX", comm[600], mmap2[600];
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	snprintf(comm, sizeof(comm), "%s/comm.so", tmpl);
+	snprintf(mmap2, sizeof(mmap2), "%s/mmap2.la", tmpl);
+	ck_assert_int_eq(symlink(TEST_PLUGINS_DIR "/.libs/tripwire.so", comm), 0);
+	ck_assert_int_eq(symlink(TEST_PLUGINS_DIR "/.libs/tripwire.so", mmap2), 0);
+	/* First in the search, the tripwire is opened, and refused. */
+	ck_assert_int_eq(perfring_registry_new(0, &r), 0);
+	ck_assert_int_eq(perfring_registry_load_file(r, comm, &d), -EPROTO);
+	perfring_registry_free(r);
+
+	ck_assert_uint_eq(perfring_registry_shadowed_count(reg), 0);
+	ck_assert_ptr_null(perfring_registry_shadowed_at(reg, 0, &by));
+	ck_assert_ptr_null(by);
+	debug_logged[0] = '\0';
+	perfring_set_log(capture_debug, NULL);
+	ck_assert_int_eq(perfring_registry_load_dir(reg, tmpl, &d), 0);
+	ck_assert_int_eq(perfring_registry_load_file(reg, comm, &d), 0);
+	perfring_set_log(NULL, NULL);
+	ck_assert_uint_eq(perfring_registry_count(reg), 3);
+	ck_assert_uint_eq(perfring_registry_shadowed_count(reg), 3);
+	ck_assert_str_eq(perfring_registry_shadowed_at(reg, 0, &by), comm);
+	ck_assert_ptr_eq(by, plugin_for(PERFRING_RECORD_COMM));
+	ck_assert_str_eq(perfring_registry_shadowed_at(reg, 1, &by), mmap2);
+	ck_assert_ptr_eq(by, plugin_for(PERFRING_RECORD_MMAP2));
+	ck_assert_str_eq(perfring_registry_shadowed_at(reg, 2, NULL), comm);
+	ck_assert_ptr_null(perfring_registry_shadowed_at(reg, 3, NULL));
+	assert_has(debug_logged, comm);
+	assert_has(debug_logged, "shadowed by");
+	assert_has(debug_logged, "/plugins/comm/comm.la");
+
+	/* load_default: PERFRING_PLUGIN_PATH, then the system path. */
+	setenv("PERFRING_PLUGIN_PATH", BUILD_PLUGINS_PATH, 1);
+	setenv("PERFRING_PLUGIN_SYSTEM_PATH", tmpl, 1);
+	ck_assert_int_eq(perfring_registry_new(0, &r), 0);
+	ck_assert_int_eq(perfring_registry_load_default(r, &d), 3);
+	ck_assert_uint_eq(perfring_registry_shadowed_count(r), 2);
+	perfring_registry_free(r);
+	/* Alone, the system path is searched, and its tripwire refused. */
+	unsetenv("PERFRING_PLUGIN_PATH");
+	ck_assert_int_eq(perfring_registry_new(0, &r), 0);
+	ck_assert_int_eq(perfring_registry_load_default(r, &d), -EPROTO);
+	perfring_registry_free(r);
+	/* Empty: no installed plugins at all. */
+	setenv("PERFRING_PLUGIN_SYSTEM_PATH", "", 1);
+	ck_assert_int_eq(perfring_registry_new(0, &r), 0);
+	ck_assert_int_eq(perfring_registry_load_installed(r, &d), 0);
+	ck_assert_uint_eq(perfring_registry_count(r), 0);
+	perfring_registry_free(r);
+	unsetenv("PERFRING_PLUGIN_SYSTEM_PATH");
+	unlink(comm);
+	unlink(mmap2);
+	rmdir(tmpl);
+}
+END_TEST
+
 static Suite *plugins_suite(bool have_perf)
 {
 	Suite *s = suite_create("plugins");
@@ -1081,6 +1160,7 @@ static Suite *plugins_suite(bool have_perf)
 	tcase_add_test(tc, test_reject_duplicate);
 	tcase_add_test(tc, test_dirs);
 	tcase_add_test(tc, test_path_rules);
+	tcase_add_test(tc, test_shadowing);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("roundtrip");

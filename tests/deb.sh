@@ -49,7 +49,7 @@ done
 [ -z "$(find "$root" -name '*.la')" ] || die "libtool archives packaged"
 
 # The packaged tools, run from the extracted tree.
-export LD_LIBRARY_PATH="$root$libdir" PERFRING_PLUGIN_PATH="$root$plugins"
+export LD_LIBRARY_PATH="$root$libdir" PERFRING_PLUGIN_PATH="$root$plugins" PERFRING_PLUGIN_SYSTEM_PATH=
 for t in record dump replay; do
 	"$root/usr/bin/perfring-$t" --version >"$tmp/v" 2>&1 || { cat "$tmp/v"; die "perfring-$t --version"; }
 	grep -q "^perfring-$t (libperfring) $version\$" "$tmp/v" || die "perfring-$t --version: $(cat "$tmp/v")"

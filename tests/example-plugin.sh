@@ -44,25 +44,25 @@ awk -v f="$tmp/src/switch.so" '$1 == "switch" && $2 == "record" && $3 == "SWITCH
 	die "switch plugin not listed"
 
 # The installed perfring-dump does not use the build tree's plugins: with
-# the DESTDIR plugins directory in PERFRING_PLUGIN_PATH it lists those.
-# (Skipped if a real installation would also be searched.)
+# the DESTDIR plugins directory in PERFRING_PLUGIN_PATH, and no installed
+# directory (a real installation in the prefix, if any, is not searched),
+# it lists exactly those.
 dump=$(find "$tmp/root" -path '*/bin/perfring-dump' | head -n 1)
 [ -n "$dump" ] || die "perfring-dump not installed"
-if [ ! -d "$pluginsdir" ]; then
-	LD_LIBRARY_PATH="$tmp/root$libdir" PERFRING_PLUGIN_PATH="$tmp/root$pluginsdir" \
-		"$dump" --list-plugins >"$tmp/list2" 2>&1 ||
-		{ cat "$tmp/list2"; die "installed --list-plugins failed"; }
-	cat "$tmp/list2"
-	for p in comm mmap2 task; do
-		grep -q "^$p .* $tmp/root$pluginsdir/$p.so\$" "$tmp/list2" ||
-			die "installed perfring-dump did not list the installed $p plugin"
-	done
-	grep -q "$top_builddir" "$tmp/list2" && die "installed perfring-dump used the build tree"
-fi
+LD_LIBRARY_PATH="$tmp/root$libdir" PERFRING_PLUGIN_PATH="$tmp/root$pluginsdir" \
+	PERFRING_PLUGIN_SYSTEM_PATH= "$dump" --list-plugins >"$tmp/list2" 2>&1 ||
+	{ cat "$tmp/list2"; die "installed --list-plugins failed"; }
+cat "$tmp/list2"
+for p in comm mmap2 task hw; do
+	grep -q "^$p .* $tmp/root$pluginsdir/$p.so\$" "$tmp/list2" ||
+		die "installed perfring-dump did not list the installed $p plugin"
+done
+[ "$(tail -n +2 "$tmp/list2" | wc -l)" -eq 4 ] || die "installed perfring-dump listed other plugins"
+grep -q "$top_builddir" "$tmp/list2" && die "installed perfring-dump used the build tree"
 
 # The installed library loads it (and the installed plugins) and decodes.
 LD_LIBRARY_PATH="$tmp/root$libdir" PERFRING_PLUGIN_PATH="$tmp/src:$tmp/root$pluginsdir" \
-	PERFRING_NO_DLCLOSE=1 "$tmp/src/switch-test" >"$tmp/out" 2>&1 ||
+	PERFRING_PLUGIN_SYSTEM_PATH= PERFRING_NO_DLCLOSE=1 "$tmp/src/switch-test" >"$tmp/out" 2>&1 ||
 	{ cat "$tmp/out"; die "switch-test failed"; }
 cat "$tmp/out"
 grep -q "^SWITCH OUT preempt pid 7 tid 8 time 1000 cpu 1$" "$tmp/out" || die "wrong decode"

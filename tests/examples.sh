@@ -20,8 +20,9 @@ pr_install "$tmp/root" install-libLTLIBRARIES install-pluginLTLIBRARIES install-
 pr_pkgconfig "$tmp/root"
 LD_LIBRARY_PATH="$tmp/root$pr_libdir"
 PERFRING_PLUGIN_PATH="$tmp/root$pr_pluginsdir"
+PERFRING_PLUGIN_SYSTEM_PATH=	# exactly the staged plugins
 PERFRING_NO_DLCLOSE=1
-export LD_LIBRARY_PATH PERFRING_PLUGIN_PATH PERFRING_NO_DLCLOSE
+export LD_LIBRARY_PATH PERFRING_PLUGIN_PATH PERFRING_PLUGIN_SYSTEM_PATH PERFRING_NO_DLCLOSE
 cflags="-O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer $pr_san"
 perf=${PERF:-$(command -v perf || true)}
 dump=$(find "$tmp/root" -path '*/bin/perfring-dump' | head -n 1)

@@ -38,8 +38,11 @@ expect "$mandir/man3/libperfring.3"
 find "$root" -type f | sed "s|^$root||" | sort >"$tmp/files"
 cat "$tmp/files"
 
-# The installed tools run from the DESTDIR and find the installed plugins.
+# The installed tools run from the DESTDIR and find the installed plugins,
+# and only those (PERFRING_PLUGIN_SYSTEM_PATH empty: a real installation in
+# the configured prefix is not searched).
 export LD_LIBRARY_PATH="$root$pr_libdir" PERFRING_PLUGIN_PATH="$root$pr_pluginsdir"
+export PERFRING_PLUGIN_SYSTEM_PATH=
 export PERFRING_NO_DLCLOSE=1
 for t in record dump replay; do
 	"$root$bindir/perfring-$t" --version >"$tmp/v" 2>&1 || { cat "$tmp/v"; die "installed perfring-$t --version"; }
@@ -49,13 +52,14 @@ done
 for p in comm mmap2 task hw; do
 	grep -q "^$p .*$root$pr_pluginsdir/$p.so\$" "$tmp/list" || { cat "$tmp/list"; die "installed plugin $p not listed"; }
 done
+[ "$(tail -n +2 "$tmp/list" | wc -l)" -eq 4 ] || { cat "$tmp/list"; die "plugins listed besides the 4 installed"; }
 if command -v man >/dev/null; then
 	MANWIDTH=80 man -l "$root$mandir/man3/libperfring.3" 2>"$tmp/man.err" | grep -q 'THE RING PROTOCOL' ||
 		{ cat "$tmp/man.err"; die "man -l libperfring.3 does not render"; }
 	MANPATH="$root$mandir" MANWIDTH=80 man 1 perfring-dump 2>/dev/null | grep -q -- '--check' ||
 		die "man perfring-dump with MANPATH=DESTDIR does not show the page"
 fi
-unset LD_LIBRARY_PATH PERFRING_PLUGIN_PATH
+unset LD_LIBRARY_PATH PERFRING_PLUGIN_PATH PERFRING_PLUGIN_SYSTEM_PATH
 
 # make uninstall leaves no file behind.
 pr_make DESTDIR="$root" uninstall || die "make uninstall failed"

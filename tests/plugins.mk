@@ -6,7 +6,7 @@
 TEST_PLUGIN_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -no-undefined -rpath /nowhere
 check_LTLIBRARIES += tests/plugins/badmajor.la tests/plugins/newminor.la \
 	tests/plugins/nosymbol.la tests/plugins/dupcomm.la tests/plugins/initfail.la \
-	tests/plugins/noops.la tests/plugins/smalldesc.la
+	tests/plugins/noops.la tests/plugins/smalldesc.la tests/plugins/tripwire.la
 tests_plugins_badmajor_la_SOURCES = tests/plugins/badmajor.c tests/plugins/bad-common.h
 tests_plugins_badmajor_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 tests_plugins_newminor_la_SOURCES = tests/plugins/newminor.c tests/plugins/bad-common.h
@@ -21,6 +21,8 @@ tests_plugins_noops_la_SOURCES = tests/plugins/noops.c tests/plugins/bad-common.
 tests_plugins_noops_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 tests_plugins_smalldesc_la_SOURCES = tests/plugins/smalldesc.c tests/plugins/bad-common.h
 tests_plugins_smalldesc_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+tests_plugins_tripwire_la_SOURCES = tests/plugins/tripwire.c tests/plugins/bad-common.h
+tests_plugins_tripwire_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 
 check_PROGRAMS += tests/check_plugins
 tests_check_plugins_SOURCES = tests/check_plugins.c tests/testutil.h \
@@ -33,9 +35,10 @@ tests_check_plugins_LDADD = $(TEST_LDADD)
 # The suite loads the plugins and bad plugins from the build tree.
 EXTRA_tests_check_plugins_DEPENDENCIES = $(plugin_LTLIBRARIES) $(check_LTLIBRARIES)
 
-TESTS += tests/check_plugins tests/list-plugins.sh tests/plugin-symbols.sh \
-	tests/example-plugin.sh
-EXTRA_DIST += tests/list-plugins.sh tests/plugin-symbols.sh tests/example-plugin.sh \
+TESTS += tests/check_plugins tests/list-plugins.sh tests/plugin-search.sh \
+	tests/plugin-symbols.sh tests/example-plugin.sh
+EXTRA_DIST += tests/list-plugins.sh tests/plugin-search.sh tests/plugin-symbols.sh \
+	tests/example-plugin.sh \
 	tests/fixtures/sideband.data tests/fixtures/README-sideband.md \
 	examples/plugin-switch/GNUmakefile examples/plugin-switch/switch.c \
 	examples/plugin-switch/switch-test.c examples/plugin-switch/switch.h \

@@ -45,6 +45,7 @@
 
 static gboolean opt_version;
 static gboolean opt_list_plugins;
+static gboolean opt_verbose;
 static gboolean opt_json;
 static gboolean opt_stats;
 static gboolean opt_check;
@@ -87,6 +88,8 @@ static const GOptionEntry entries[] = {
 	  "Only records of process P (sample pid, body pid or sample_id_all pid)", "P" },
 	{ "list-plugins", 0, 0, G_OPTION_ARG_NONE, &opt_list_plugins,
 	  "List the plugins found (name, kind, record types, plugin ABI, file) and exit", NULL },
+	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose,
+	  "With --list-plugins: also list the shadowed plugin files", NULL },
 	{ "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version,
 	  "Show the library version and plugin ABI and exit", NULL },
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -1723,7 +1726,9 @@ int main(int argc, char **argv)
 		"Several FILEs are processed one after the other (not with --json).\n"
 		"\n"
 		"Environment:\n"
-		"  PERFRING_PLUGIN_PATH  colon-separated plugin directories or files, searched first\n"
+		"  PERFRING_PLUGIN_PATH  colon-separated plugin directories or files, searched first;\n"
+		"                        the first file of a name wins (--list-plugins -v shows the rest)\n"
+		"  PERFRING_PLUGIN_SYSTEM_PATH  if set, searched instead of the installed plugins\n"
 		"  PERFRING_NO_DLCLOSE   keep plugins loaded at exit (for ASan and valgrind)\n"
 		"\n"
 		"Exit status: 0 ok, 1 problems found in the input (--check), 2 usage error or\n"
@@ -1748,7 +1753,7 @@ int main(int argc, char **argv)
 		}
 		if (tool_load_plugins(&reg) < 0)
 			return TOOL_EXIT_USAGE;
-		tool_list_plugins(reg);
+		tool_list_plugins(reg, opt_verbose);
 		perfring_registry_free(reg);
 		return TOOL_EXIT_OK;
 	}

@@ -40,6 +40,7 @@ static gboolean opt_stat;
 static gint opt_pages;
 static gboolean opt_version;
 static gboolean opt_list_plugins;
+static gboolean opt_verbose;
 static gchar **opt_cmd;
 
 static const GOptionEntry entries[] = {
@@ -72,6 +73,8 @@ static const GOptionEntry entries[] = {
 	  "Data pages of each kernel ring (a power of two, default 128)", "PAGES" },
 	{ "list-plugins", 0, 0, G_OPTION_ARG_NONE, &opt_list_plugins,
 	  "List the plugins found and exit", NULL },
+	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose,
+	  "With --list-plugins: also list the shadowed plugin files", NULL },
 	{ "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version,
 	  "Show the library version and plugin ABI and exit", NULL },
 	{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_cmd, NULL, "[--] CMD [ARG...]" },
@@ -597,7 +600,9 @@ int main(int argc, char **argv)
 		"  perfring-record --stat -e task-clock,page-faults -- ./prog\n"
 		"\n"
 		"Environment:\n"
-		"  PERFRING_PLUGIN_PATH    colon-separated plugin directories or files, searched first\n"
+		"  PERFRING_PLUGIN_PATH    colon-separated plugin directories or files, searched first;\n"
+		"                          the first file of a name wins (--list-plugins -v shows the rest)\n"
+		"  PERFRING_PLUGIN_SYSTEM_PATH  if set, searched instead of the installed plugins\n"
 		"  PERFRING_NO_DLCLOSE     keep plugins loaded at exit (for ASan and valgrind)\n"
 		"  PERFRING_HW_FAKE_ERRNO  make every perf_event_open fail with this errno (tests)\n"
 		"\n"
@@ -622,7 +627,7 @@ int main(int argc, char **argv)
 			exit_code = TOOL_EXIT_USAGE;
 			goto done;
 		}
-		tool_list_plugins(reg);
+		tool_list_plugins(reg, opt_verbose);
 		goto done;
 	}
 	/* Usage checks. */

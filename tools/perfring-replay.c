@@ -40,6 +40,7 @@ static gchar *opt_kmap;
 static gboolean opt_keep_unknown;
 static gboolean opt_json_out;
 static gboolean opt_list_plugins;
+static gboolean opt_verbose;
 static gboolean opt_version;
 
 static const GOptionEntry entries[] = {
@@ -60,6 +61,8 @@ static const GOptionEntry entries[] = {
 	  "Debug: print the inputs as JSON lines on standard output", NULL },
 	{ "list-plugins", 0, 0, G_OPTION_ARG_NONE, &opt_list_plugins,
 	  "List the plugins found (name, kind, record types, plugin ABI, file) and exit", NULL },
+	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose,
+	  "With --list-plugins: also list the shadowed plugin files", NULL },
 	{ "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version,
 	  "Show the library version and plugin ABI and exit", NULL },
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -1035,7 +1038,9 @@ int main(int argc, char **argv)
 		"  perfring-replay --json-in records.json --ring out.ring\n"
 		"\n"
 		"Environment:\n"
-		"  PERFRING_PLUGIN_PATH  colon-separated plugin directories or files, searched first\n"
+		"  PERFRING_PLUGIN_PATH  colon-separated plugin directories or files, searched first;\n"
+		"                        the first file of a name wins (--list-plugins -v shows the rest)\n"
+		"  PERFRING_PLUGIN_SYSTEM_PATH  if set, searched instead of the installed plugins\n"
 		"  PERFRING_NO_DLCLOSE   keep plugins loaded at exit (for ASan and valgrind)\n"
 		"\n"
 		"Exit status: 0 ok, 1 problems found in the input (reported with their offset\n"
@@ -1094,7 +1099,7 @@ int main(int argc, char **argv)
 	if (tool_load_plugins(&reg) < 0)
 		goto out;
 	if (opt_list_plugins) {
-		tool_list_plugins(reg);
+		tool_list_plugins(reg, opt_verbose);
 		status = TOOL_EXIT_OK;
 		goto out;
 	}

@@ -109,8 +109,6 @@ int tool_load_plugins(struct perfring_registry **out)
 {
 	struct perfring_registry *reg;
 	struct perfring_diag diag = { 0 };
-	struct stat st;
-	const char *sys = perfring_registry_plugins_dir();
 	int ret;
 
 	*out = NULL;
@@ -119,18 +117,20 @@ int tool_load_plugins(struct perfring_registry **out)
 		tool_error("cannot create the plugin registry: %s", strerror(-ret));
 		return ret;
 	}
+	/*
+	 * As PATH: PERFRING_PLUGIN_PATH, then (for a tool run from its build
+	 * tree) the just-built plugins, then the installed ones.  A file
+	 * whose name an earlier place already gave is shadowed (never
+	 * opened), so an installed older or incompatible copy of an in-tree
+	 * plugin does not matter.
+	 */
 	ret = perfring_registry_load_path(reg, g_getenv("PERFRING_PLUGIN_PATH"), &diag);
 #ifdef PERFRING_BUILD_PLUGINS_PATH
-	/*
-	 * Uninstalled: the just-built plugins, never an installed (older)
-	 * copy, which would claim the same record types.
-	 */
 	if (ret >= 0 && tool_uninstalled())
 		ret = perfring_registry_load_path(reg, PERFRING_BUILD_PLUGINS_PATH, &diag);
-	else
 #endif
-	if (ret >= 0 && stat(sys, &st) == 0 && S_ISDIR(st.st_mode))
-		ret = perfring_registry_load_dir(reg, sys, &diag);
+	if (ret >= 0)
+		ret = perfring_registry_load_installed(reg, &diag);
 	if (ret < 0) {
 		tool_error_diag(&diag);
 		perfring_registry_free(reg);
@@ -140,7 +140,7 @@ int tool_load_plugins(struct perfring_registry **out)
 	return 0;
 }
 
-void tool_list_plugins(const struct perfring_registry *reg)
+void tool_list_plugins(const struct perfring_registry *reg, bool verbose)
 {
 	size_t n = perfring_registry_count(reg);
 
@@ -171,5 +171,14 @@ void tool_list_plugins(const struct perfring_registry *reg)
 		       perfring_plugin_kind_name(perfring_plugin_kind(p)), types->str,
 		       abi, perfring_plugin_file(p));
 		g_string_free(types, TRUE);
+	}
+	if (!verbose)
+		return;
+	n = perfring_registry_shadowed_count(reg);
+	for (size_t i = 0; i < n; i++) {
+		const struct perfring_plugin *by;
+		const char *file = perfring_registry_shadowed_at(reg, i, &by);
+
+		printf("shadowed: %s (by %s)\n", file, perfring_plugin_file(by));
 	}
 }

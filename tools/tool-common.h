@@ -42,17 +42,19 @@ void tool_print_version(void);
 bool tool_uninstalled(void);
 
 /*
- * Load plugins: PERFRING_PLUGIN_PATH, then the build tree's plugin
- * directories when running uninstalled, else the installed plugins
- * directory.  On failure prints the error and returns a negative errno.
+ * Load plugins, first name wins (as PATH): PERFRING_PLUGIN_PATH, then the
+ * build tree's plugin directories when running uninstalled, then the
+ * installed plugins (perfring_registry_load_installed).  On failure prints
+ * the error and returns a negative errno.
  */
 int tool_load_plugins(struct perfring_registry **out);
 
 /*
  * Print one line per plugin: name, kind, types (perf names), plugin ABI,
- * file, with a header line.
+ * file, with a header line; verbose: then one "shadowed: FILE (by FILE)"
+ * line per plugin file the search passed over.
  */
-void tool_list_plugins(const struct perfring_registry *reg);
+void tool_list_plugins(const struct perfring_registry *reg, bool verbose);
 
 /*
  * Clear a diag before a call that may fill it: a light reset, for per-record

@@ -4,16 +4,28 @@
  * encode, decode and format records through them.  Plus formatting helpers
  * for records no plugin claims.
  *
- * Search order of perfring_registry_load_default(): the entries of
- * PERFRING_PLUGIN_PATH (colon-separated directories or plugin files), then
- * the installed plugins directory (perfring_registry_plugins_dir(), also
- * `pkg-config --variable=pluginsdir perfring`).  Directories are not
- * recursed; their entries are loaded in sorted order; *.so and *.la files
- * are plugins (one per base name: the .so when both exist).  Nothing is
- * loaded from the current directory unless a path names it.
+ * Search order of perfring_registry_load_default(), as PATH: the entries
+ * of PERFRING_PLUGIN_PATH (colon-separated directories or plugin files) in
+ * their order, then the installed plugins directory
+ * (perfring_registry_plugins_dir(), also `pkg-config --variable=pluginsdir
+ * perfring`), which PERFRING_PLUGIN_SYSTEM_PATH replaces when set.  The
+ * tools put their build tree's plugins between the two when they run from
+ * it.  Directories are not recursed; their entries are loaded in sorted
+ * order; *.so and *.la files are plugins (one per base name: the .so when
+ * both exist).  Nothing is loaded from the current directory unless a path
+ * names it.
+ *
+ * Shadowing: a plugin file takes its file name less .so/.la ("comm" for
+ * comm.so and comm.la).  Once a plugin of that name is loaded, any later
+ * file of the same name, wherever it is, is shadowed: it is never opened,
+ * so none of its code runs and its ABI does not matter.  Shadowed files
+ * are listed by perfring_registry_shadowed_at() and logged at debug level.
+ * Two plugins of different names that claim one record type are refused.
  *
  * Environment:
- *   PERFRING_PLUGIN_PATH   extra plugin directories or files, searched first
+ *   PERFRING_PLUGIN_PATH   plugin directories or files, searched first
+ *   PERFRING_PLUGIN_SYSTEM_PATH  if set, searched instead of the installed
+ *                          plugins directory (empty: none)
  *   PERFRING_NO_DLCLOSE    if set (non-empty), never unload plugin modules,
  *                          so ASan and valgrind can still name their code
  *
@@ -61,7 +73,9 @@ PERFRING_API void perfring_registry_free(struct perfring_registry *reg);
  *  -ECANCELED its init function failed
  *  -ENOMEM
  * Loading a file that is already loaded (same real path) does nothing and
- * returns 0.  On failure nothing is added and diag says why, naming the file.
+ * returns 0; so does a file whose name (less .so/.la) a loaded plugin
+ * already has: it is shadowed (recorded, never opened).  On failure
+ * nothing is added and diag says why, naming the file.
  */
 PERFRING_API int perfring_registry_load_file(struct perfring_registry *reg,
 					     const char *path,
@@ -89,9 +103,17 @@ PERFRING_API int perfring_registry_load_path(struct perfring_registry *reg,
 					     struct perfring_diag *diag);
 
 /*
- * PERFRING_PLUGIN_PATH, then the installed plugins directory (skipped
- * silently when it does not exist).  Returns the number loaded or the
- * first error.
+ * The installed plugins: the entries of PERFRING_PLUGIN_SYSTEM_PATH when it
+ * is set (as perfring_registry_load_path; empty loads nothing), else the
+ * installed plugins directory, skipped silently when it does not exist.
+ * Returns the number loaded or the first error.
+ */
+PERFRING_API int perfring_registry_load_installed(struct perfring_registry *reg,
+						  struct perfring_diag *diag);
+
+/*
+ * PERFRING_PLUGIN_PATH, then perfring_registry_load_installed().  Returns
+ * the number loaded or the first error.
  */
 PERFRING_API int perfring_registry_load_default(struct perfring_registry *reg,
 						struct perfring_diag *diag);
@@ -102,6 +124,16 @@ PERFRING_API const char *perfring_registry_plugins_dir(void);
 /* The plugin that claims a record type, or NULL (borrowed). */
 PERFRING_API const struct perfring_plugin *
 perfring_registry_find(const struct perfring_registry *reg, uint32_t type);
+
+/*
+ * Shadowed plugin files, in search order: their number, and the i-th file
+ * as the search found it (borrowed; NULL past the end), with the plugin
+ * that took its name in *by (if by is not NULL).
+ */
+PERFRING_API size_t perfring_registry_shadowed_count(const struct perfring_registry *reg);
+PERFRING_API const char *
+perfring_registry_shadowed_at(const struct perfring_registry *reg, size_t i,
+			      const struct perfring_plugin **by);
 
 /* Iterate: number of plugins, and the i-th in load order (borrowed). */
 PERFRING_API size_t perfring_registry_count(const struct perfring_registry *reg);
