@@ -422,6 +422,45 @@ static void ring_set_area(struct perfring_ring *r, unsigned char *hdr_at)
 
 /* ---- create ------------------------------------------------------------- */
 
+/*
+ * Open the file of a FILE ring; -1 with errno set on failure.  Without
+ * reuse the file must be new (O_EXCL).  With reuse an existing file is
+ * checked before anything is changed: it must be a regular file of the
+ * effective user, so a ring never truncates someone else's file (a
+ * symbolic link planted in a shared directory is judged by its target).
+ */
+static int create_ring_file(const char *path, bool reuse, mode_t mode)
+{
+	struct stat st;
+	int fd, e;
+
+	if (!reuse)
+		return open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	if (st.st_uid != geteuid()) {
+		errno = EPERM;
+		goto fail;
+	}
+	if ((st.st_mode & 07777) != mode && fchmod(fd, mode) < 0)
+		goto fail;
+	if (ftruncate(fd, 0) < 0)
+		goto fail;
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 				      struct perfring_ring **out)
 {
@@ -446,7 +485,13 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 	}
 	memset(&o, 0, sizeof(o));
 	memcpy(&o, uopts, uopts->sz < sizeof(o) ? uopts->sz : sizeof(o));
-	if (o.flags & ~(PERFRING_RING_OVERWRITE | PERFRING_RING_CLOCKID | PERFRING_RING_TRUNCATE))
+	if (o.flags & ~(PERFRING_RING_OVERWRITE | PERFRING_RING_CLOCKID | PERFRING_RING_TRUNCATE |
+			PERFRING_RING_FILE_MODE))
+		return -EINVAL;
+	/* Only with its flag: file_mode sits where older callers had padding. */
+	if (!(o.flags & PERFRING_RING_FILE_MODE))
+		o.file_mode = 0600;
+	else if (o.file_mode & ~0777u)
 		return -EINVAL;
 	if (o.backing != PERFRING_RING_ANON && o.backing != PERFRING_RING_MEMFD &&
 	    o.backing != PERFRING_RING_FILE)
@@ -496,10 +541,7 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 		fd = memfd_create("perfring", MFD_CLOEXEC);
 		snprintf(r->name, sizeof(r->name), "memfd ring");
 	} else if (o.backing == PERFRING_RING_FILE) {
-		int fl = O_RDWR | O_CREAT | O_CLOEXEC |
-			 ((o.flags & PERFRING_RING_TRUNCATE) ? O_TRUNC : O_EXCL);
-
-		fd = open(o.path, fl, 0644);
+		fd = create_ring_file(o.path, o.flags & PERFRING_RING_TRUNCATE, o.file_mode);
 		snprintf(r->name, sizeof(r->name), "%s", o.path);
 	} else {
 		snprintf(r->name, sizeof(r->name), "anonymous ring");

@@ -69,7 +69,7 @@ if [ "$(id -u)" = 0 ] && [ "$lvl" -ge 1 ] && command -v setpriv >/dev/null &&
    setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null &&
    stage_for_nobody; then
 	# (paths from mktemp: no spaces)
-	nrec="env LD_LIBRARY_PATH=$tmp/stage/lib PERFRING_PLUGIN_PATH=$tmp/stage/plugins $tmp/stage/perfring-record"
+	nrec="env LD_LIBRARY_PATH=$tmp/stage/lib PERFRING_PLUGIN_PATH=$tmp/stage/plugins PERFRING_PLUGIN_SYSTEM_PATH= $tmp/stage/perfring-record"
 	expect 1 "kernel.perf_event_paranoid is $lvl" -- setpriv --reuid=nobody --regid=nogroup \
 		--clear-groups $nrec -e cpu-clock -a --duration 0.1 -o "$tmp/n.data"
 	grep -q -- "-a (every CPU) needs" "$tmp/err" || fail "the paranoid message does not say what -a needs"
@@ -140,6 +140,11 @@ t0=$(date +%s%N)
 "$rec" -e cpu-clock --ring t.ring --size 64K -- true 2>/dev/null || fail "--ring -- true: exit $?"
 t1=$(date +%s%N)
 echo "perfring-record -- true: best of 3: $best ms to perf.data; $(( (t1 - t0) / 1000000 )) ms to a ring file"
+# Both outputs are private, as perf.data is: they name everything recorded.
+for f in t.data t.ring; do
+	m=$(stat -c %a "$f")
+	[ "$m" = 600 ] || fail "$f created with mode $m, not 600"
+done
 [ $best -lt 1000 ] || fail "perfring-record -- true took $best ms"
 
 [ $fails -eq 0 ] || exit 1

@@ -74,6 +74,7 @@ enum perfring_ring_backing {
 #define PERFRING_RING_OVERWRITE	0x1u	/* flight recorder: write backward, keep newest */
 #define PERFRING_RING_CLOCKID	0x2u	/* opts.clockid is set (else CLOCK_MONOTONIC) */
 #define PERFRING_RING_TRUNCATE	0x4u	/* FILE: replace an existing file */
+#define PERFRING_RING_FILE_MODE	0x8u	/* FILE: opts.file_mode is set (else 0600) */
 
 struct perfring_ring_opts {
 	size_t sz;			/* sizeof(struct perfring_ring_opts) */
@@ -84,6 +85,7 @@ struct perfring_ring_opts {
 	int32_t clockid;		/* with PERFRING_RING_CLOCKID */
 	const struct perfring_event_desc *events;
 	uint32_t nr_events;		/* at least 1 to write LOST records */
+	uint32_t file_mode;		/* with PERFRING_RING_FILE_MODE: 0 to 0777 */
 };
 
 /* Declare and fill an options struct: PERFRING_RING_OPTS(o, .data_size = 1 << 20); */
@@ -98,9 +100,17 @@ struct perfring_ring_opts {
  * id, the events' attrs, ids and names), then the control page, then the data
  * area; anonymous rings have no descriptor.  The ring is open for reading and
  * writing.
+ * A FILE ring is private by default, as perf.data files are: it holds the
+ * addresses, process names and file paths of what it records.  A new file
+ * is created 0600 (or opts.file_mode with PERFRING_RING_FILE_MODE), less the
+ * umask, as open(2) does.  With PERFRING_RING_TRUNCATE an existing file is
+ * reused only if it is a regular file owned by the effective user; its mode
+ * is then set to that mode.
  * Returns 0, -EINVAL (bad options: data_size not 2^n pages, no events with
- * attrs of bad size, sz too small or unknown non-zero fields), -EEXIST (file
- * exists without TRUNCATE), or the errno of a failed syscall.
+ * attrs of bad size, sz too small or unknown non-zero fields, file_mode
+ * above 0777, an existing file that is not a regular file), -EEXIST (file
+ * exists without TRUNCATE), -EPERM (TRUNCATE of a file another user owns:
+ * it is left untouched), or the errno of a failed syscall.
  */
 PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *opts,
 				      struct perfring_ring **out);
