@@ -28,6 +28,19 @@ for page in perfring-record.1 perfring-dump.1 perfring-replay.1 libperfring.3; d
 done
 [ -n "$rendered" ] || echo "man-pages.sh: neither groff nor mandoc installed: rendering not checked"
 
+# Whatever the prefix: the pages with the substituted plugins directory
+# made as long as a deep build directory makes it still render cleanly.
+plugindir=$(sed -n '/^\.SH FILES/,/^\.SH EX/ s/^\.I //p' "$doc/libperfring.3")
+long=/tmp/$(printf '%0150d' 0 | tr 0 x)/inst/lib/perfring/plugins
+if command -v groff >/dev/null && [ -n "$plugindir" ]; then
+	for page in perfring-record.1 perfring-dump.1 perfring-replay.1 libperfring.3; do
+		sed "s|$plugindir|$long|g" "$doc/$page" >"$tmp/long.$page"
+		groff -man -Tutf8 -ww -z "$tmp/long.$page" >"$tmp/groff" 2>&1 || die "groff failed on $page (long prefix)"
+		[ -s "$tmp/groff" ] && { cat "$tmp/groff"; die "groff warns about $page with a long prefix"; }
+	done
+	grep -q "$long" "$tmp/long.libperfring.3" || die "libperfring.3 does not name the plugins directory"
+fi
+
 for t in record dump replay; do
 	tool=$top_builddir/tools/perfring-$t
 	page=$doc/perfring-$t.1
