@@ -20,6 +20,6 @@ tests_check_ring_LDADD = $(TEST_LDADD) -lpthread
 # The concurrency tests (the ring; perfring-dump's threaded counter), also
 # run under ThreadSanitizer in CI.
 RING_TESTS = tests/check_ring tests/check_dump_count
-TESTS += tests/check_record tests/check_ring tests/symbols.sh
+TESTS += tests/check_record tests/check_ring tests/symbols.sh tests/headers-cxx.sh
 
-EXTRA_DIST += tests/symbols.sh tests/fixtures
+EXTRA_DIST += tests/symbols.sh tests/headers-cxx.sh tests/fixtures
