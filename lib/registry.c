@@ -765,6 +765,26 @@ PERFRING_API int perfring_plugin_encode(const struct perfring_plugin *p,
 	return ops->encode(attr, type, typed, sid, buf, len);
 }
 
+PERFRING_API int perfring_plugin_parse_json(const struct perfring_plugin *p,
+					    const struct perfring_attr *attr,
+					    uint32_t type, uint16_t misc,
+					    const struct perfring_json_in *in,
+					    const struct perfring_sample_id *sid,
+					    void *buf, size_t len)
+{
+	const struct perfring_record_ops *ops = rops(p);
+
+	if (!ops)
+		return -EOPNOTSUPP;
+	/* Only the fields its struct_size covers exist (an ABI 1.0 table). */
+	if (ops->struct_size < offsetof(struct perfring_record_ops, parse_json) +
+				   sizeof(ops->parse_json) || !ops->parse_json)
+		return -EOPNOTSUPP;
+	if (!in || in->struct_size < sizeof(*in) || (!buf && len) || !claims(p, type))
+		return -EINVAL;
+	return ops->parse_json(attr, type, misc, in, sid, buf, len);
+}
+
 PERFRING_API int perfring_plugin_decode(const struct perfring_plugin *p,
 					const struct perfring_attr *attr,
 					const void *rec, size_t size,

@@ -300,6 +300,75 @@ START_TEST(test_sideband)
 }
 END_TEST
 
+/* Decode one line with an ATTR line first; returns the record size or -1. */
+static int decode_with_attr(const struct perfring_attr *a, const char *rec_line,
+			    unsigned char *buf, char **err)
+{
+	struct jc_decoder *d = jc_decoder_new(reg);
+	GString *line = g_string_new(NULL);
+	size_t out = 0;
+	int kind;
+
+	jc_encode_attr(line, a, &ID, 1, "ev");
+	kind = jc_decode_line(d, line->str, line->len, buf, &out, err);
+	ck_assert_int_eq(kind, JC_LINE_ATTR);
+	kind = jc_decode_line(d, rec_line, strlen(rec_line), buf, &out, err);
+	g_string_free(line, TRUE);
+	jc_decoder_free(d);
+	return kind == JC_LINE_RECORD ? (int)out : -1;
+}
+
+/*
+ * A record type's JSON has one owner, its plugin: an edited field reaches
+ * the record built (COMM through comm's parse_json); a plugin built for
+ * plugin ABI 1.0 (no parse_json) still loads, its records travel through
+ * their raw bytes, and a line of its type without them is refused.
+ */
+START_TEST(test_plugin_owns_json)
+{
+	struct perfring_attr a = full_attr(PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID |
+					   PERFRING_SAMPLE_TIME, 0);
+	struct perfring_comm c = PERFRING_COMM_INIT;
+	struct perfring_diag d = { 0 };
+	const struct perfring_plugin *p;
+	unsigned char buf[65536], rec[64];
+	char *line, *err = NULL, *edited;
+	int n;
+
+	strcpy(c.comm, "before");
+	c.pid = c.tid = 7;
+	n = perfring_plugin_encode(perfring_registry_find(reg, PERFRING_RECORD_COMM), &a,
+				   PERFRING_RECORD_COMM, &c, NULL, rec, sizeof(rec));
+	ck_assert_int_gt(n, 0);
+	line = round_trip(&a, &ID, 1, rec, (size_t)n);
+	ck_assert_ptr_null(strstr(line, "\"body\""));
+	edited = g_strdup(line);
+	memcpy(strstr(edited, "\"before\"") + 1, "edited", 6);
+	n = decode_with_attr(&a, edited, buf, &err);
+	ck_assert_msg(n > 0, "%s: %s", edited, err);
+	ck_assert_str_eq((const char *)buf + 16, "edited");
+	g_free(edited);
+	g_free(line);
+
+	/* The ABI 1.0 plugin: loaded, and parse_json says it has none. */
+	ck_assert_int_eq(perfring_registry_load_file(reg, TEST_PLUGINS_DIR "/abi10.la", &d), 0);
+	p = perfring_registry_find(reg, 201);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(perfring_plugin_parse_json(p, &a, 201, 0,
+						    &(struct perfring_json_in){ .struct_size = 0 },
+						    NULL, buf, sizeof(buf)), -EOPNOTSUPP);
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, "\xc9\0\0\0\0\0\x18\0" "abcdefghijklmnop", 24);
+	line = round_trip(&a, &ID, 1, rec, 24);
+	ck_assert_msg(strstr(line, "\"bytes\":24,\"raw\":\"6162"), "%s", line);
+	n = decode_with_attr(&a, "{\"type\":201,\"misc\":0,\"bytes\":24}", buf, &err);
+	ck_assert_int_eq(n, -1);
+	ck_assert_msg(err && strstr(err, "plugin 'abi10'") && strstr(err, "body as hex"), "%s", err);
+	g_free(err);
+	g_free(line);
+}
+END_TEST
+
 START_TEST(test_hex_fallback)
 {
 	struct perfring_attr a = full_attr(PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID, 0);
@@ -515,6 +584,7 @@ int main(void)
 	tcase_add_test(tc, test_sample_all_fields);
 	tcase_add_test(tc, test_sideband);
 	tcase_add_test(tc, test_hex_fallback);
+	tcase_add_test(tc, test_plugin_owns_json);
 	tcase_add_test(tc, test_attr_every_field);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_mutations);

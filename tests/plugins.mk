@@ -6,7 +6,8 @@
 TEST_PLUGIN_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -no-undefined -rpath /nowhere
 check_LTLIBRARIES += tests/plugins/badmajor.la tests/plugins/newminor.la \
 	tests/plugins/nosymbol.la tests/plugins/dupcomm.la tests/plugins/initfail.la \
-	tests/plugins/noops.la tests/plugins/smalldesc.la tests/plugins/tripwire.la
+	tests/plugins/noops.la tests/plugins/smalldesc.la tests/plugins/tripwire.la \
+	tests/plugins/abi10.la
 tests_plugins_badmajor_la_SOURCES = tests/plugins/badmajor.c tests/plugins/bad-common.h
 tests_plugins_badmajor_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 tests_plugins_newminor_la_SOURCES = tests/plugins/newminor.c tests/plugins/bad-common.h
@@ -23,6 +24,8 @@ tests_plugins_smalldesc_la_SOURCES = tests/plugins/smalldesc.c tests/plugins/bad
 tests_plugins_smalldesc_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 tests_plugins_tripwire_la_SOURCES = tests/plugins/tripwire.c tests/plugins/bad-common.h
 tests_plugins_tripwire_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+tests_plugins_abi10_la_SOURCES = tests/plugins/abi10.c
+tests_plugins_abi10_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 
 check_PROGRAMS += tests/check_plugins
 tests_check_plugins_SOURCES = tests/check_plugins.c tests/testutil.h \

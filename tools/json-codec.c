@@ -464,67 +464,10 @@ static bool same_bytes(int n, const void *buf, const void *rec, size_t size)
 	return n >= 0 && (size_t)n == size && memcmp(buf, rec, size) == 0;
 }
 
-/* Field form of a side-band record; false if it would not round-trip. */
-static bool encode_sideband(GString *out, const struct perfring_plugin *p,
-			    const struct perfring_attr *a, uint32_t type,
-			    const void *rec, size_t size, unsigned char *buf)
-{
-	struct perfring_sample_id sid;
-	union {
-		struct perfring_comm c;
-		struct perfring_mmap2 m;
-		struct perfring_task t;
-	} u;
-	int n;
-
-	memset(&u, 0, sizeof(u));
-	if (perfring_plugin_decode(p, a, rec, size, &u, sizeof(u), &sid, NULL) < 0)
-		return false;
-	n = perfring_plugin_encode(p, a, type, &u, &sid, buf, JC_MAX_REC);
-	if (!same_bytes(n, buf, rec, size))
-		return false;
-	switch (type) {
-	case PERFRING_RECORD_COMM:
-		put_pid(out, "pid", u.c.pid);
-		put_pid(out, "tid", u.c.tid);
-		g_string_append(out, ",\"comm\":");
-		put_str(out, u.c.comm, strlen(u.c.comm));
-		g_string_append_printf(out, ",\"exec\":%s", u.c.exec ? "true" : "false");
-		break;
-	case PERFRING_RECORD_MMAP:
-	case PERFRING_RECORD_MMAP2:
-		put_pid(out, "pid", u.m.pid);
-		put_pid(out, "tid", u.m.tid);
-		put_addr(out, "addr", u.m.addr);
-		put_addr(out, "len", u.m.len);
-		put_addr(out, "pgoff", u.m.pgoff);
-		if (type == PERFRING_RECORD_MMAP2) {
-			if (u.m.misc & PERFRING_MISC_MMAP_BUILD_ID) {
-				g_string_append(out, ",\"build_id\":");
-				put_hex(out, u.m.build_id, u.m.build_id_size);
-			} else {
-				put_u64(out, "maj", u.m.maj);
-				put_u64(out, "min", u.m.min);
-				put_u64(out, "ino", u.m.ino);
-				put_u64(out, "ino_generation", u.m.ino_generation);
-			}
-			put_u64(out, "prot", u.m.prot);
-			put_u64(out, "flags", u.m.flags);
-		}
-		g_string_append(out, ",\"filename\":");
-		put_str(out, u.m.filename, u.m.filename_len);
-		break;
-	default:
-		put_pid(out, "pid", u.t.pid);
-		put_pid(out, "ppid", u.t.ppid);
-		put_pid(out, "tid", u.t.tid);
-		put_pid(out, "ptid", u.t.ptid);
-		put_u64(out, "time", u.t.time);
-		break;
-	}
-	put_sample_id(out, a, &sid);
-	return true;
-}
+/* A record as its plugin's JSON members: see encode_by_plugin (below). */
+static bool encode_by_plugin(GString *out, const struct perfring_plugin *p,
+			     const struct perfring_attr *a, uint32_t type,
+			     const void *rec, size_t size, unsigned char *buf);
 
 void jc_encode_record(GString *out, const struct perfring_registry *reg,
 		      const struct perfring_attr *a, const void *rec, size_t size,
@@ -590,9 +533,10 @@ void jc_encode_record(GString *out, const struct perfring_registry *reg,
 	case PERFRING_RECORD_FORK:
 	case PERFRING_RECORD_EXIT:
 		known = true;
-		decoded = p && encode_sideband(out, p, a, type, rec, size, buf);
+		decoded = p && encode_by_plugin(out, p, a, type, rec, size, buf);
 		break;
 	default:
+		decoded = p && encode_by_plugin(out, p, a, type, rec, size, buf);
 		break;
 	}
 	if (!decoded) {
@@ -1235,6 +1179,199 @@ static struct jc_value *get_kind(struct dctx *c, struct jc_value *obj, const cha
 	return v;
 }
 
+/* ---- a record's members for its plugin's parse_json ---------------------- */
+
+/* The host side of struct perfring_json_in: one object of one line. */
+struct json_host {
+	struct dctx *c;
+	struct jc_value *obj;
+};
+
+static int jh_get_uint(void *h, const char *name, uint64_t max, uint64_t *out)
+{
+	struct json_host *j = h;
+	uint64_t v;
+
+	if (!has_member(j->obj, name))
+		return 0;
+	if (!get_uint(j->c, j->obj, NULL, name, max, &v))
+		return -EINVAL;
+	*out = v;
+	return 1;
+}
+
+static int jh_get_s32(void *h, const char *name, uint32_t *out)
+{
+	struct json_host *j = h;
+	uint32_t v;
+
+	if (!has_member(j->obj, name))
+		return 0;
+	if (!get_s32(j->c, j->obj, NULL, name, &v))
+		return -EINVAL;
+	*out = v;
+	return 1;
+}
+
+static int jh_get_addr(void *h, const char *name, uint64_t *out)
+{
+	struct json_host *j = h;
+	uint64_t v;
+
+	if (!has_member(j->obj, name))
+		return 0;
+	if (!get_addr(j->c, j->obj, NULL, name, &v))
+		return -EINVAL;
+	*out = v;
+	return 1;
+}
+
+static int jh_get_bool(void *h, const char *name, bool *out)
+{
+	struct json_host *j = h;
+	bool present;
+
+	if (!get_bool(j->c, j->obj, NULL, name, out, &present))
+		return -EINVAL;
+	return present;
+}
+
+static int jh_get_string(void *h, const char *name, const char **str, size_t *len)
+{
+	struct json_host *j = h;
+	struct jc_value *v;
+
+	if (!has_member(j->obj, name))
+		return 0;
+	v = get_kind(j->c, j->obj, NULL, name, JC_STRING);
+	if (!v)
+		return -EINVAL;
+	*str = v->s;
+	*len = v->len;
+	return 1;
+}
+
+static int jh_get_hex(void *h, const char *name, const void **bytes, size_t *len)
+{
+	struct json_host *j = h;
+	const unsigned char *b;
+	size_t n;
+
+	if (!has_member(j->obj, name))
+		return 0;
+	if (!get_hex(j->c, j->obj, NULL, name, &b, &n))
+		return -EINVAL;
+	*bytes = b;
+	*len = n;
+	return 1;
+}
+
+static int jh_fail(void *h, const char *name, const char *msg)
+{
+	struct json_host *j = h;
+
+	derr(j->c, name, "%s", msg ? msg : "invalid value");
+	return -EINVAL;
+}
+
+static struct perfring_json_in json_in(struct json_host *j)
+{
+	struct perfring_json_in in = {
+		.struct_size = sizeof(in), .host = j,
+		.get_uint = jh_get_uint, .get_s32 = jh_get_s32, .get_addr = jh_get_addr,
+		.get_bool = jh_get_bool, .get_string = jh_get_string, .get_hex = jh_get_hex,
+		.fail = jh_fail,
+	};
+
+	return in;
+}
+
+/*
+ * Build the record of an object's members through the plugin that owns
+ * its type; the trailer is the library's (sid).  Returns the size, -1 with
+ * the error in c, or -EOPNOTSUPP when the plugin parses no JSON.
+ */
+static int parse_by_plugin(struct dctx *c, struct jc_value *obj, const struct perfring_plugin *p,
+			   const struct perfring_attr *a, uint32_t type, uint16_t misc,
+			   const struct perfring_sample_id *sid, unsigned char *buf)
+{
+	struct json_host j = { c, obj };
+	struct perfring_json_in in = json_in(&j);
+	int ret = perfring_plugin_parse_json(p, a, type, misc, &in, sid, buf, JC_MAX_REC);
+
+	if (ret == -EOPNOTSUPP)
+		return ret;
+	if (ret < 0 || c->err) {
+		derr(c, NULL, "the %s record does not encode: %s", perfring_record_type_name(type) ?
+		     perfring_record_type_name(type) : "plugin's", g_strerror(-ret));
+		return -1;
+	}
+	check_unused(c, obj, NULL);
+	return c->err ? -1 : ret;
+}
+
+static bool same_bytes(int n, const void *buf, const void *rec, size_t size);
+static void put_sample_id(GString *out, const struct perfring_attr *a,
+			  const struct perfring_sample_id *sid);
+
+/*
+ * A record as its plugin's JSON members (format_json), and the trailer, if
+ * and only if the plugin's parse_json gives the same bytes back from them:
+ * the JSON of a type has one owner, its plugin, in both directions.
+ */
+static bool encode_by_plugin(GString *out, const struct perfring_plugin *p,
+			     const struct perfring_attr *a, uint32_t type,
+			     const void *rec, size_t size, unsigned char *buf)
+{
+	/* Grown as needed: an escaped filename takes up to 6 bytes a byte. */
+	static char *text;
+	static size_t text_size;
+	const struct perfring_event_header *h = rec;
+	struct perfring_sample_id sid;
+	struct jc_value *obj;
+	struct dctx c = { NULL, g_ptr_array_new_with_free_func(g_free) };
+	char *err = NULL;
+	uint64_t st = trailer_bits(a);
+	bool ok = false;
+	int n;
+
+	memset(&sid, 0, sizeof(sid));
+	if (st && perfring_sample_id_decode(st, rec, size, &sid) < 0)
+		goto out;
+	n = perfring_plugin_format_json(p, a, rec, size, text ? text + 1 : NULL,
+					text_size > 2 ? text_size - 2 : 0);
+	if (n < 0)
+		goto out;
+	if ((size_t)n + 2 >= text_size) {
+		g_free(text);
+		text_size = (size_t)n + 3;
+		text = g_malloc(text_size);
+		n = perfring_plugin_format_json(p, a, rec, size, text + 1, text_size - 2);
+		if (n < 0 || (size_t)n + 2 >= text_size)
+			goto out;
+	}
+	text[0] = '{';
+	text[n + 1] = '}';
+	obj = jc_parse(text, (size_t)n + 2, &err);
+	if (!obj)
+		goto out;
+	if (obj->kind == JC_OBJECT &&
+	    same_bytes(parse_by_plugin(&c, obj, p, a, type, h->misc, &sid, buf), buf, rec, size)) {
+		if (n) {
+			g_string_append_c(out, ',');
+			g_string_append_len(out, text + 1, n);
+		}
+		put_sample_id(out, a, &sid);
+		ok = true;
+	}
+	jc_value_free(obj);
+out:
+	g_free(err);
+	g_free(c.err);
+	g_ptr_array_free(c.scratch, TRUE);
+	return ok;
+}
+
 /* sample_type / read_format: array of names (or bit values), or an integer. */
 static bool get_bits(struct dctx *c, struct jc_value *obj, const char *key,
 		     const char *(*name)(unsigned), uint64_t *out)
@@ -1701,106 +1838,32 @@ static int decode_sample(struct dctx *c, struct jc_value *top, const struct perf
 	return ret;
 }
 
-static int decode_sideband(struct jc_decoder *d, struct dctx *c, struct jc_value *top,
-			   const struct perfring_attr *a, uint32_t type, uint16_t misc,
-			   unsigned char *buf)
+/* A side-band or third-party record from its fields, through its plugin. */
+static int decode_by_plugin(struct jc_decoder *d, struct dctx *c, struct jc_value *top,
+			    const struct perfring_attr *a, uint32_t type, uint16_t misc,
+			    unsigned char *buf)
 {
 	const struct perfring_plugin *p = d->reg ? perfring_registry_find(d->reg, type) : NULL;
+	const char *name = perfring_record_type_name(type);
+	char num[16];
 	struct perfring_sample_id sid;
-	union {
-		struct perfring_comm c;
-		struct perfring_mmap2 m;
-		struct perfring_task t;
-	} u;
-	uint64_t v;
 	int ret;
 
-	memset(&u, 0, sizeof(u));
-	switch (type) {
-	case PERFRING_RECORD_COMM: {
-		struct jc_value *s;
-		bool present;
-
-		get_s32(c, top, NULL, "pid", &u.c.pid);
-		get_s32(c, top, NULL, "tid", &u.c.tid);
-		s = get_kind(c, top, NULL, "comm", JC_STRING);
-		if (s && (s->len >= PERFRING_COMM_LEN || memchr(s->s, 0, s->len)))
-			derr(c, "comm", "expected at most %d bytes and no NUL",
-			     PERFRING_COMM_LEN - 1);
-		else if (s)
-			memcpy(u.c.comm, s->s, s->len);
-		u.c.misc = misc;
-		u.c.exec = misc & PERFRING_MISC_COMM_EXEC;
-		get_bool(c, top, NULL, "exec", &u.c.exec, &present);
-		break;
-	}
-	case PERFRING_RECORD_MMAP:
-	case PERFRING_RECORD_MMAP2: {
-		struct jc_value *s;
-
-		u.m.misc = misc;
-		get_s32(c, top, NULL, "pid", &u.m.pid);
-		get_s32(c, top, NULL, "tid", &u.m.tid);
-		get_addr(c, top, NULL, "addr", &u.m.addr);
-		get_addr(c, top, NULL, "len", &u.m.len);
-		get_addr(c, top, NULL, "pgoff", &u.m.pgoff);
-		if (type == PERFRING_RECORD_MMAP2 && (misc & PERFRING_MISC_MMAP_BUILD_ID)) {
-			const unsigned char *bid;
-			size_t n;
-
-			if (get_hex(c, top, NULL, "build_id", &bid, &n)) {
-				if (n > PERFRING_BUILD_ID_SIZE)
-					derr(c, "build_id", "longer than %d bytes",
-					     PERFRING_BUILD_ID_SIZE);
-				else if (bid)
-					memcpy(u.m.build_id, bid, n);
-				u.m.build_id_size = (uint8_t)n;
-			}
-		} else if (type == PERFRING_RECORD_MMAP2) {
-			if (get_uint(c, top, NULL, "maj", UINT32_MAX, &v))
-				u.m.maj = (uint32_t)v;
-			if (get_uint(c, top, NULL, "min", UINT32_MAX, &v))
-				u.m.min = (uint32_t)v;
-			get_uint(c, top, NULL, "ino", UINT64_MAX, &u.m.ino);
-			get_uint(c, top, NULL, "ino_generation", UINT64_MAX, &u.m.ino_generation);
-		}
-		if (type == PERFRING_RECORD_MMAP2) {
-			if (get_uint(c, top, NULL, "prot", UINT32_MAX, &v))
-				u.m.prot = (uint32_t)v;
-			if (get_uint(c, top, NULL, "flags", UINT32_MAX, &v))
-				u.m.flags = (uint32_t)v;
-		}
-		s = get_kind(c, top, NULL, "filename", JC_STRING);
-		if (s && memchr(s->s, 0, s->len))
-			derr(c, "filename", "holds a NUL byte");
-		if (s) {
-			u.m.filename = s->s;
-			u.m.filename_len = s->len;
-		}
-		break;
-	}
-	default:
-		u.t.misc = misc;
-		get_s32(c, top, NULL, "pid", &u.t.pid);
-		get_s32(c, top, NULL, "ppid", &u.t.ppid);
-		get_s32(c, top, NULL, "tid", &u.t.tid);
-		get_s32(c, top, NULL, "ptid", &u.t.ptid);
-		get_uint(c, top, NULL, "time", UINT64_MAX, &u.t.time);
-		break;
+	if (!name) {
+		snprintf(num, sizeof(num), "%u", type);
+		name = num;
 	}
 	decode_sample_id(c, top, a, &sid);
-	check_unused(c, top, NULL);
 	if (c->err)
 		return -1;
 	if (!p) {
-		derr(c, "type", "no plugin encodes %s records (is PERFRING_PLUGIN_PATH right?)",
-		     perfring_record_type_name(type));
+		derr(c, "type", "no plugin encodes %s records (is PERFRING_PLUGIN_PATH right?)", name);
 		return -1;
 	}
-	ret = perfring_plugin_encode(p, a, type, &u, &sid, buf, JC_MAX_REC);
-	if (ret < 0) {
-		derr(c, NULL, "the %s record does not encode: %s", perfring_record_type_name(type),
-		     g_strerror(-ret));
+	ret = parse_by_plugin(c, top, p, a, type, misc, &sid, buf);
+	if (ret == -EOPNOTSUPP) {
+		derr(c, "type", "plugin '%s' (%s) reads no %s fields: give the record's body as hex",
+		     perfring_plugin_name(p), perfring_plugin_file(p), name);
 		return -1;
 	}
 	return ret;
@@ -1865,14 +1928,32 @@ static int decode_record(struct jc_decoder *d, struct dctx *c, struct jc_value *
 			put16(buf + 4, (uint16_t)misc);
 			return ret;
 		}
-		return decode_sideband(d, c, top, &e->attr, type, (uint16_t)misc, buf);
-	default:
+		return decode_by_plugin(d, c, top, &e->attr, type, (uint16_t)misc, buf);
+	default: {
+		const struct perfring_plugin *p = d->reg ? perfring_registry_find(d->reg, type) : NULL;
+
 		hexkey = has_member(top, "raw") ? "raw" : "body";
-		if (d->reg && perfring_registry_find(d->reg, type))
-			/* A plugin's informative members: only the bytes count. */
+		if (p && !has_member(top, hexkey)) {
+			/* No bytes: the plugin builds the record from its fields. */
+			struct jc_value *sidv = NULL;
+
+			if (!d->events->len) {
+				derr(c, "type", "a record before any ATTR line");
+				return -1;
+			}
+			for (size_t i = 0; i < top->len; i++)
+				if (!strcmp(top->keys[i], "sample_id") &&
+				    top->items[i]->kind == JC_OBJECT)
+					sidv = top->items[i];
+			e = pick_event(d, sidv);
+			return decode_by_plugin(d, c, top, &e->attr, type, (uint16_t)misc, buf);
+		}
+		if (p)
+			/* A plugin's informative members: the bytes count. */
 			for (size_t i = 0; i < top->len; i++)
 				top->used[i] = true;
 		break;
+	}
 	}
 	{
 		const unsigned char *bytes;

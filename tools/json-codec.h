@@ -14,14 +14,17 @@
  *    "sample_id":{...}}   one per record.  "type" is perf report -D's name
  *       (or the number when perf has none); body fields use the kernel's
  *       names; the sample_id_all trailer is under "sample_id".
- *       SAMPLE, LOST, COMM, MMAP, MMAP2, FORK and EXIT are decoded field by
- *       field.  Any other record, and a record of those types whose bytes
- *       the fields would not reproduce exactly (malformed, non-zero
- *       padding, a COMM name over 15 bytes...), is printed with its body
- *       (everything after the 8-byte header, trailer included) as hex:
- *       "raw" for other types, "body" for the decoded types.  Record types
- *       claimed by a third-party plugin also get that plugin's JSON members
- *       (for reading only: "raw" is what counts on input).
+ *       SAMPLE and LOST are decoded field by field here; every type a
+ *       plugin claims (COMM, MMAP, MMAP2, FORK, EXIT and third-party ones)
+ *       has its members written by the plugin's format_json and read back
+ *       by its parse_json (plugin ABI 1.1): the plugin owns its JSON in
+ *       both directions.  A record whose bytes the fields would not
+ *       reproduce exactly (malformed, non-zero padding, a COMM name over 15
+ *       bytes..., or a plugin built for ABI 1.0, which has no parse_json),
+ *       and a record no plugin claims, is printed with its body (everything
+ *       after the 8-byte header, trailer included) as hex: "body" for the
+ *       seven types above, "raw" for the others; a plugin's members then
+ *       stand beside it for reading only (the bytes count on input).
  *   "offset" may appear on a record for information; it is ignored on input.
  *   On input, missing fields are 0; a field the event's sample_type (or
  *   read_format, trailer) does not select, or any unknown member, is an

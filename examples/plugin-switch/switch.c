@@ -135,6 +135,29 @@ static int switch_format_json(const struct perfring_attr *attr, const void *rec,
 			h.misc & PERFRING_MISC_SWITCH_OUT_PREEMPT ? "true" : "false");
 }
 
+/*
+ * The inverse of switch_format_json (plugin ABI 1.1): "out" and "preempt"
+ * give the misc bits, the rest of misc (cpumode) is kept.  An edited
+ * "out" in perfring-dump --json output reaches the record replayed.
+ */
+static int switch_parse_json(const struct perfring_attr *attr, uint32_t type, uint16_t misc,
+			     const struct perfring_json_in *in,
+			     const struct perfring_sample_id *sid, void *buf, size_t len)
+{
+	struct switch_example s = {
+		.out = misc & PERFRING_MISC_SWITCH_OUT,
+		.preempt = misc & PERFRING_MISC_SWITCH_OUT_PREEMPT,
+		.cpumode = misc & PERFRING_MISC_CPUMODE_MASK,
+	};
+
+	if (in->get_bool(in->host, "out", &s.out) < 0 ||
+	    in->get_bool(in->host, "preempt", &s.preempt) < 0)
+		return -EINVAL;
+	if (s.preempt && !s.out)
+		return in->fail(in->host, "preempt", "only a task switching out is preempted");
+	return switch_encode(attr, type, &s, sid, buf, len);
+}
+
 static const uint32_t switch_types[] = { PERFRING_RECORD_SWITCH };
 
 static const struct perfring_record_ops switch_ops = {
@@ -143,6 +166,7 @@ static const struct perfring_record_ops switch_ops = {
 	.decode = switch_decode,
 	.format_text = switch_format_text,
 	.format_json = switch_format_json,
+	.parse_json = switch_parse_json,
 };
 
 PERFRING_PLUGIN_DEFINE(

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define PERFRING_PLUGIN_ABI_MAJOR 1
-#define PERFRING_PLUGIN_ABI_MINOR 0
+#define PERFRING_PLUGIN_ABI_MINOR 1
 
 /* Name of the one symbol a plugin exports. */
 #define PERFRING_PLUGIN_SYMBOL "perfring_plugin_descriptor"
@@ -94,6 +94,23 @@ struct perfring_record_ops {
 	 */
 	int (*format_json)(const struct perfring_attr *attr, const void *rec,
 			   size_t size, char *buf, size_t len);
+
+	/*
+	 * ABI 1.1.  The inverse of format_json: build a record of `type`
+	 * from the members format_json prints, read through `in` (see
+	 * struct perfring_json_in), with header misc `misc` and the trailer
+	 * from sid (NULL: all zeros), into buf (len bytes).  A member that
+	 * is absent means 0 (or what misc says); a value the record cannot
+	 * hold is reported with in->fail.  parse_json(format_json(r)) must
+	 * give r back byte for byte whenever r is well formed.  Returns the
+	 * record size, -EINVAL after reporting, -ENOSPC / -EMSGSIZE as
+	 * encode.  Optional (NULL: the type's JSON is for reading only and
+	 * its records travel as hex).
+	 */
+	int (*parse_json)(const struct perfring_attr *attr, uint32_t type,
+			  uint16_t misc, const struct perfring_json_in *in,
+			  const struct perfring_sample_id *sid, void *buf,
+			  size_t len);
 };
 
 /* Backend operations (struct perfring_backend_ops). */

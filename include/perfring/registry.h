@@ -39,6 +39,7 @@
 #error "include <perfring/perfring.h>, not <perfring/registry.h>"
 #endif
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -185,6 +186,49 @@ PERFRING_API int perfring_plugin_format_json(const struct perfring_plugin *p,
 					     const struct perfring_attr *attr,
 					     const void *rec, size_t size,
 					     char *buf, size_t len);
+
+/*
+ * The members of one JSON object, as a host that parsed it hands them to a
+ * plugin's parse_json (perfring-replay --json-in does).  Each getter looks
+ * a member up by name and returns 1 with its value in *out, 0 when the
+ * object has no such member (*out untouched), or -EINVAL when the member
+ * has the wrong JSON type or is out of range; the host has then recorded
+ * an error naming the member.  A member a getter looked up counts as
+ * used: the host refuses an object with members nothing used.
+ */
+struct perfring_json_in {
+	uint32_t struct_size;		/* sizeof(struct perfring_json_in) */
+	void *host;			/* the host's context: pass it back */
+	/* A JSON integer from 0 to max. */
+	int (*get_uint)(void *host, const char *name, uint64_t max, uint64_t *out);
+	/* A 32-bit value as pids are printed: an integer from -2^31 to 2^32-1. */
+	int (*get_s32)(void *host, const char *name, uint32_t *out);
+	/* An address: a "0x..." string of 1 to 16 hex digits. */
+	int (*get_addr)(void *host, const char *name, uint64_t *out);
+	int (*get_bool)(void *host, const char *name, bool *out);
+	/* A string, unescaped; borrowed until parse_json returns; may hold NULs. */
+	int (*get_string)(void *host, const char *name, const char **s, size_t *len);
+	/* Bytes written as hex digit pairs without 0x; borrowed likewise. */
+	int (*get_hex)(void *host, const char *name, const void **bytes, size_t *len);
+	/* Report a member whose value the plugin cannot take; returns -EINVAL. */
+	int (*fail)(void *host, const char *name, const char *msg);
+};
+
+/*
+ * Build a record of `type` from the JSON members its plugin's format_json
+ * prints, through the plugin's parse_json (plugin ABI 1.1): misc is the
+ * header's, sid the trailer (NULL: zeros).  Returns the record size;
+ * -EINVAL after an error reported through `in`, or for a bad argument or
+ * a type the plugin does not claim; -ENOSPC / -EMSGSIZE as encode;
+ * -EOPNOTSUPP when the plugin has no parse_json (built for plugin ABI 1.0,
+ * or it chose none): its records then travel as hex.
+ */
+PERFRING_API int perfring_plugin_parse_json(const struct perfring_plugin *p,
+					    const struct perfring_attr *attr,
+					    uint32_t type, uint16_t misc,
+					    const struct perfring_json_in *in,
+					    const struct perfring_sample_id *sid,
+					    void *buf, size_t len);
 
 /* ---- formatting helpers ---------------------------------------------------- */
 

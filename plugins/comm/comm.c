@@ -124,6 +124,26 @@ static int comm_format_json(const struct perfring_attr *attr, const void *rec,
 	return pl_done(&o);
 }
 
+/* The members comm_format_json prints: pid, tid, comm, exec. */
+static int comm_parse_json(const struct perfring_attr *attr, uint32_t type, uint16_t misc,
+			   const struct perfring_json_in *in,
+			   const struct perfring_sample_id *sid, void *buf, size_t len)
+{
+	struct perfring_comm c = { .misc = misc, .exec = misc & PERFRING_MISC_COMM_EXEC };
+	const char *name = NULL;
+	size_t n = 0;
+
+	if (in->get_s32(in->host, "pid", &c.pid) < 0 || in->get_s32(in->host, "tid", &c.tid) < 0 ||
+	    in->get_string(in->host, "comm", &name, &n) < 0 ||
+	    in->get_bool(in->host, "exec", &c.exec) < 0)
+		return -EINVAL;
+	if (n > COMM_MAX_NAME || (n && memchr(name, 0, n)))
+		return in->fail(in->host, "comm", "expected at most 15 bytes and no NUL");
+	if (n)
+		memcpy(c.comm, name, n);
+	return comm_encode(attr, type, &c, sid, buf, len);
+}
+
 static const uint32_t comm_types[] = { PERFRING_RECORD_COMM };
 
 static const struct perfring_record_ops comm_ops = {
@@ -132,6 +152,7 @@ static const struct perfring_record_ops comm_ops = {
 	.decode = comm_decode,
 	.format_text = comm_format_text,
 	.format_json = comm_format_json,
+	.parse_json = comm_parse_json,
 };
 
 PERFRING_PLUGIN_DEFINE(

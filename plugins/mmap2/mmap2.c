@@ -248,6 +248,62 @@ static int mmap2_format_json(const struct perfring_attr *attr, const void *rec,
 	return pl_done(&o);
 }
 
+/*
+ * The members mmap2_format_json prints: pid, tid, addr, len, pgoff, then
+ * for MMAP2 build_id (with misc's MMAP_BUILD_ID) or maj, min, ino,
+ * ino_generation, then prot, flags; filename last.
+ */
+static int mmap2_parse_json(const struct perfring_attr *attr, uint32_t type, uint16_t misc,
+			    const struct perfring_json_in *in,
+			    const struct perfring_sample_id *sid, void *buf, size_t len)
+{
+	struct perfring_mmap2 m = { .misc = misc };
+	const void *bid = NULL;
+	size_t nbid = 0;
+	uint64_t v = 0;
+
+	if (in->get_s32(in->host, "pid", &m.pid) < 0 || in->get_s32(in->host, "tid", &m.tid) < 0 ||
+	    in->get_addr(in->host, "addr", &m.addr) < 0 ||
+	    in->get_addr(in->host, "len", &m.len) < 0 ||
+	    in->get_addr(in->host, "pgoff", &m.pgoff) < 0)
+		return -EINVAL;
+	if (type == PERFRING_RECORD_MMAP2 && (misc & PERFRING_MISC_MMAP_BUILD_ID)) {
+		if (in->get_hex(in->host, "build_id", &bid, &nbid) < 0)
+			return -EINVAL;
+		if (nbid > PERFRING_BUILD_ID_SIZE)
+			return in->fail(in->host, "build_id", "longer than 20 bytes");
+		if (nbid)
+			memcpy(m.build_id, bid, nbid);
+		m.build_id_size = (uint8_t)nbid;
+	} else if (type == PERFRING_RECORD_MMAP2) {
+		if (in->get_uint(in->host, "maj", UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		m.maj = (uint32_t)v;
+		v = 0;
+		if (in->get_uint(in->host, "min", UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		m.min = (uint32_t)v;
+		if (in->get_uint(in->host, "ino", UINT64_MAX, &m.ino) < 0 ||
+		    in->get_uint(in->host, "ino_generation", UINT64_MAX, &m.ino_generation) < 0)
+			return -EINVAL;
+	}
+	if (type == PERFRING_RECORD_MMAP2) {
+		v = 0;
+		if (in->get_uint(in->host, "prot", UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		m.prot = (uint32_t)v;
+		v = 0;
+		if (in->get_uint(in->host, "flags", UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		m.flags = (uint32_t)v;
+	}
+	if (in->get_string(in->host, "filename", &m.filename, &m.filename_len) < 0)
+		return -EINVAL;
+	if (m.filename_len && memchr(m.filename, 0, m.filename_len))
+		return in->fail(in->host, "filename", "holds a NUL byte");
+	return mmap2_encode(attr, type, &m, sid, buf, len);
+}
+
 static const uint32_t mmap2_types[] = { PERFRING_RECORD_MMAP, PERFRING_RECORD_MMAP2 };
 
 static const struct perfring_record_ops mmap2_ops = {
@@ -256,6 +312,7 @@ static const struct perfring_record_ops mmap2_ops = {
 	.decode = mmap2_decode,
 	.format_text = mmap2_format_text,
 	.format_json = mmap2_format_json,
+	.parse_json = mmap2_parse_json,
 };
 
 PERFRING_PLUGIN_DEFINE(

@@ -116,6 +116,20 @@ static int task_format_json(const struct perfring_attr *attr, const void *rec,
 	return pl_done(&o);
 }
 
+/* The members task_format_json prints: pid, ppid, tid, ptid, time. */
+static int task_parse_json(const struct perfring_attr *attr, uint32_t type, uint16_t misc,
+			   const struct perfring_json_in *in,
+			   const struct perfring_sample_id *sid, void *buf, size_t len)
+{
+	struct perfring_task t = { .misc = misc };
+
+	if (in->get_s32(in->host, "pid", &t.pid) < 0 || in->get_s32(in->host, "ppid", &t.ppid) < 0 ||
+	    in->get_s32(in->host, "tid", &t.tid) < 0 || in->get_s32(in->host, "ptid", &t.ptid) < 0 ||
+	    in->get_uint(in->host, "time", UINT64_MAX, &t.time) < 0)
+		return -EINVAL;
+	return task_encode(attr, type, &t, sid, buf, len);
+}
+
 static const uint32_t task_types[] = { PERFRING_RECORD_EXIT, PERFRING_RECORD_FORK };
 
 static const struct perfring_record_ops task_ops = {
@@ -124,6 +138,7 @@ static const struct perfring_record_ops task_ops = {
 	.decode = task_decode,
 	.format_text = task_format_text,
 	.format_json = task_format_json,
+	.parse_json = task_parse_json,
 };
 
 PERFRING_PLUGIN_DEFINE(
