@@ -45,7 +45,11 @@ PERFRING_API int perfring_tracefs_dir(const char *dir, char *buf, size_t len,
 				      struct perfring_diag *diag)
 {
 	char events[4096], looked[8300] = "";
-	size_t i, n = dir ? 1 : sizeof(tracefs_places) / sizeof(tracefs_places[0]);
+	size_t i, n;
+
+	if (!dir && getenv("PERFRING_TRACEFS") && *getenv("PERFRING_TRACEFS"))
+		dir = getenv("PERFRING_TRACEFS");
+	n = dir ? 1 : sizeof(tracefs_places) / sizeof(tracefs_places[0]);
 
 	if (!buf || !len) {
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no buffer");

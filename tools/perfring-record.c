@@ -24,6 +24,7 @@
 
 #include <perfring/plugin.h>
 
+#include "compress-opt.h"
 #include "tool-common.h"
 
 static gchar **opt_events;
@@ -373,7 +374,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		 * disk are the ones that ran, as perf record assumes too.
 		 */
 		PERFRING_WRITER_OPTS(wo, .path = out, .argc = argc, .argv = (const char *const *)argv,
-				     .build_ids = 1);
+				     .build_ids = 1, .compression_level = compress_opt_level());
 
 		ret = perfring_writer_open(&wo, &d, &r.w);
 		if (ret < 0) {
@@ -595,6 +596,8 @@ int main(int argc, char **argv)
 		"  perfring-record -p 1234 --duration 5\n"
 		"  perfring-record --ring flight.ring --size 4M -- ./server\n"
 		"  perfring-record --stat -e task-clock,page-faults -- ./prog\n"
+		"  perfring-record -z -g -o small.data -- ./prog    (zstd, as perf record -z)\n"
+		"  perfring-record -e sched:sched_process_exec -a --duration 2   (tracepoint)\n"
 		"\n"
 		"Environment:\n"
 		"  PERFRING_PLUGIN_PATH    colon-separated plugin directories or files, searched first\n"
@@ -604,6 +607,7 @@ int main(int argc, char **argv)
 		"Exit status: 0 ok, 1 problems (refused or unsupported events, write errors),\n"
 		"2 usage error.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	compress_opt_add(ctx);
 	g_option_context_set_strict_posix(ctx, TRUE);
 	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
 		tool_error("%s", err->message);
@@ -643,6 +647,8 @@ int main(int argc, char **argv)
 			bad = "-F and -c need positive numbers";
 		else if (opt_stat && (opt_freq || opt_count || opt_callgraph || opt_ring || opt_output))
 			bad = "--stat counts: -F, -c, -g, -o and --ring do not apply";
+		else if (compress_opt_level() && (opt_stat || (opt_ring && !opt_output)))
+			bad = "-z compresses the perf.data output (-o FILE), not --stat or --ring";
 		else if (opt_size && !opt_ring)
 			bad = "--size needs --ring FILE";
 		else if (opt_size && parse_size(opt_size, &sz) < 0)

@@ -268,8 +268,9 @@ PERFRING_API int perfring_writer_dropped_types(const struct perfring_writer *w,
 /* ---- tracefs ---------------------------------------------------------- */
 
 /*
- * Find tracefs: dir if not NULL, else /sys/kernel/tracing, else
- * /sys/kernel/debug/tracing (the one under debugfs); a candidate counts
+ * Find tracefs: dir if not NULL, else $PERFRING_TRACEFS if set, else
+ * /sys/kernel/tracing, else /sys/kernel/debug/tracing (the one under
+ * debugfs); a candidate counts
  * when it has an events directory.  Returns 0 with the directory in buf
  * (len bytes), -ENOENT (diag names every place looked at and how to mount
  * it), -EACCES (diag names the directory that cannot be read),
