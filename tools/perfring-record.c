@@ -46,7 +46,8 @@ static gchar **opt_cmd;
 static const GOptionEntry entries[] = {
 	{ "event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &opt_events,
 	  "Events: cycles, instructions, cpu-clock, task-clock, page-faults, ..., rNNNN; "
-	  ":u :k modifiers; comma lists; {a,b} groups (default: cycles, else cpu-clock)",
+	  ":u :k modifiers; comma lists; {a,b} groups; SUBSYSTEM:EVENT tracepoints, "
+	  "globs allowed (default: cycles, else cpu-clock)",
 	  "EVENTS" },
 	{ "freq", 'F', 0, G_OPTION_ARG_INT64, &opt_freq,
 	  "Sample at HZ samples per second (default 4000)", "HZ" },
