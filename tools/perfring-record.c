@@ -91,6 +91,7 @@ struct rec {
 	uint32_t nring;
 	uint64_t samples;
 	uint64_t records;
+	uint64_t bytes;			/* of the records, for -z's ratio */
 	uint64_t ring_dropped;
 	uint64_t rejected;
 	int problems;
@@ -147,6 +148,7 @@ static void take(struct rec *r, int source, const void *rec, size_t size)
 	tool_diag_reset(&d);
 	memcpy(&h, rec, sizeof(h));
 	r->records++;
+	r->bytes += size;
 	if (h.type == PERFRING_RECORD_SAMPLE)
 		r->samples++;
 	if (r->w && !r->write_failed) {
@@ -515,6 +517,9 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0)
 			g_string_append_printf(s, ", %.3f MB written to %s",
 					       (double)st.st_size / (1024.0 * 1024.0), out);
+		if (out && compress_opt_level())	/* as perf record -z says it */
+			g_string_append_printf(s, ", compressed (original %.3f MB)",
+					       (double)r.bytes / (1024.0 * 1024.0));
 		else if (out)
 			g_string_append_printf(s, ", written to %s", out);
 		if (r.ringfile)
