@@ -9,7 +9,8 @@
 #  - perfring-dump shows the raw payload;
 #  - -z and perfring-replay keep the fields;
 #  - what a user can act on: an unknown event and a missing tracefs name
-#    what was looked up; paranoid and tracefs refusals say what to do.
+#    what was looked up; paranoid and tracefs refusals say what to do,
+#    for real as nobody where we are root.
 # Skips (77) without perf, perf_event_open or a mounted tracefs.
 set -u
 name=record-tracepoint.sh
@@ -101,10 +102,18 @@ if [ "$(id -u)" = 0 ] && [ "$mode" = 700 ] && command -v setpriv >/dev/null &&
 	cp -P "$top_builddir"/lib/.libs/libperfring.so* stage/lib/ &&
 	cp "$top_builddir"/plugins/*/.libs/*.so stage/plugins/ && chmod -R a+rX stage ||
 		fail "staging for nobody"
+	nrec="setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_LIBRARY_PATH=$tmp/stage/lib PERFRING_PLUGIN_PATH=$tmp/stage/plugins $tmp/stage/perfring-record"
 	expect 1 "tracefs cannot be read: Permission denied (tracefs is usually root's only" -- \
-		setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_LIBRARY_PATH=$tmp/stage/lib \
-		PERFRING_PLUGIN_PATH=$tmp/stage/plugins "$tmp/stage/perfring-record" \
-		-e sched:sched_process_exec -o "$tmp/n.data" -- true
+		$nrec -e sched:sched_process_exec -o "$tmp/n.data" -- true
+	# With a readable copy of the event's files, the kernel's own refusal.
+	if [ "$lvl" -ge 0 ]; then
+		ev=events/sched/sched_process_exec
+		mkdir -p "copy/$ev" && cp "$tracefs/$ev/id" "$tracefs/$ev/format" "copy/$ev/" &&
+			chmod -R a+rX copy || fail "copying the event's tracefs files"
+		PERFRING_TRACEFS=$tmp/copy expect 1 "kernel.perf_event_paranoid is $lvl: tracepoints with their fields (raw data) need -1" -- \
+			$nrec -e sched:sched_process_exec -o "$tmp/n.data" -- true
+		grep -q "user space only" err && fail "a tracepoint refusal fell back to :u"
+	fi
 else
 	echo "tracefs is mode $mode or not root: the real tracefs refusal is not tested"
 fi

@@ -625,8 +625,9 @@ static int open_events(struct perfring_backend *b, bool is_default, struct perfr
 		}
 		if ((berr == EACCES || berr == EPERM) && !b->opts.system_wide &&
 		    !(e->attr.flags & PERFRING_ATTR_EXCLUDE_KERNEL) && paranoid_level() >= 2 &&
-		    !b->fake_errno) {
-			/* As perf does: retry measuring user space only. */
+		    e->attr.type != PERFRING_TYPE_TRACEPOINT && !b->fake_errno) {
+			/* As perf does: retry measuring user space only (not for
+			 * a tracepoint: its fields need level -1 either way). */
 			note(b, PERFRING_LOG_WARN,
 			     "kernel.perf_event_paranoid is %d: measuring user space only (:u)",
 			     paranoid_level());
