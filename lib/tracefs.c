@@ -229,6 +229,11 @@ PERFRING_API int perfring_tracepoints_find(const char *root, const char *pattern
 	memcpy(sys, pattern, (size_t)(colon - pattern));
 	sys[colon - pattern] = 0;
 	snprintf(ev, sizeof(ev), "%s", colon + 1);
+	if (sys[0] == '.' || ev[0] == '.') {	/* no "..", no hidden files */
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
+			    "'%s' is not a tracepoint (SUBSYSTEM:EVENT)", pattern);
+		return -EINVAL;
+	}
 
 	snprintf(path, sizeof(path), "%s/events", root);
 	if (has_glob(sys)) {

@@ -1860,6 +1860,7 @@ START_TEST(test_tracepoints_find)
 	ck_assert_int_eq(perfring_tracepoints_find(root, "sched", &tp, &d), -EINVAL);
 	ck_assert_int_eq(perfring_tracepoints_find(root, "a:b:c", &tp, &d), -EINVAL);
 	ck_assert_int_eq(perfring_tracepoints_find(root, "../x:y", &tp, &d), -EINVAL);
+	ck_assert_int_eq(perfring_tracepoints_find(root, "..:sched", &tp, &d), -EINVAL);
 }
 END_TEST
 
