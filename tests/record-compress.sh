@@ -49,6 +49,9 @@ cmp -s a.txt c.txt || fail "perf script differs for a -z pipe: $(head -3 c.err)"
 "$rec" -z -e cpu-clock -F 4000 -g -o z.data -- "$wl/wl-busy" 0.5 2>recz.err ||
 	fail "record -z: exit $?: $(cat recz.err)"
 cat recz.err
+grep -q 'MB written to z.data, compressed (original [0-9.]* MB)$' recz.err ||
+	fail "record -z: the summary does not say it compressed: $(cat recz.err)"
+grep -q 'compressed' rec.err && fail "record without -z says compressed: $(cat rec.err)"
 nplain=$(samples rec.err) nz=$(samples recz.err)
 lines=$("$perf" script -i z.data -F ip -G 2>z.err | wc -l)
 [ "$lines" = "$nz" ] || fail "record -z: perf script $lines samples, the summary $nz"

@@ -517,11 +517,11 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0)
 			g_string_append_printf(s, ", %.3f MB written to %s",
 					       (double)st.st_size / (1024.0 * 1024.0), out);
+		else if (out)
+			g_string_append_printf(s, ", written to %s", out);
 		if (out && compress_opt_level())	/* as perf record -z says it */
 			g_string_append_printf(s, ", compressed (original %.3f MB)",
 					       (double)r.bytes / (1024.0 * 1024.0));
-		else if (out)
-			g_string_append_printf(s, ", written to %s", out);
 		if (r.ringfile)
 			g_string_append_printf(s, "; ring %s keeps the newest %" PRIu64 " bytes",
 					       opt_ring, perfring_ring_data_size(r.ringfile));
