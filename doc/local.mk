@@ -20,3 +20,4 @@ doc/perfring-replay.1: $(srcdir)/doc/perfring-replay.1.in $(MAN_FRAGMENTS) Makef
 	$(MAN_GEN)
 doc/libperfring.3: $(srcdir)/doc/libperfring.3.in $(MAN_FRAGMENTS) Makefile
 	$(MAN_GEN)
+EXTRA_DIST += doc/perf-data-extras.md

@@ -10,7 +10,10 @@ lib_libperfring_la_SOURCES = \
 	lib/record.c \
 	lib/registry.c \
 	lib/ring.c \
-	lib/writer.c
+	lib/writer.c \
+	lib/writer-private.h \
+	lib/writer-zstd.c \
+	lib/tracefs.c
 lib_libperfring_la_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRING_PLUGINSDIR='"$(plugindir)"'
 lib_libperfring_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(ZSTD_CFLAGS)
 lib_libperfring_la_LIBADD = $(GLIB_LIBS) $(ZSTD_LIBS)

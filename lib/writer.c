@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "writer-private.h"
 
 #define WR_MAGIC		0x32454c4946524550ull	/* "PERFILE2" */
 #define WR_FILE_HEADER_SIZE	104u
@@ -61,6 +62,7 @@
 
 /* Feature ids (perf-abi.md 5.3). */
 enum {
+	FEAT_TRACING_DATA = 1,
 	FEAT_BUILD_ID = 2,
 	FEAT_HOSTNAME = 3,
 	FEAT_OSRELEASE = 4,
@@ -74,6 +76,7 @@ enum {
 	FEAT_EVENT_DESC = 12,
 	FEAT_SAMPLE_TIME = 21,
 	FEAT_CLOCKID = 23,
+	FEAT_COMPRESSED = 27,
 	FEAT_CLOCK_DATA = 29,
 	FEAT_LAST = 32,		/* HEADER_LAST_FEATURE of perf 6.1 */
 };
@@ -125,12 +128,6 @@ struct wr_dso {
 struct wr_drop {
 	uint32_t type;
 	uint64_t count;
-};
-
-struct wr_buf {
-	unsigned char *p;
-	size_t len, cap;
-	int oom;
 };
 
 struct perfring_writer {
@@ -190,11 +187,23 @@ struct perfring_writer {
 	struct wr_drop *drops;
 	size_t nr_drops;
 	struct perfring_writer_stats st;
+
+	/* compression: records staged in zin, then one COMPRESSED record */
+	int zlevel;
+	struct pr_wz *z;
+	unsigned char *zin, *zrec;
+	size_t zin_len;
+	uint64_t z_out;			/* bytes of COMPRESSED records */
+
+	/* HEADER_TRACING_DATA payload (given, or built at start) */
+	struct pr_buf tdata;
+	int tdata_given;
+	char *tracefs;
 };
 
 /* ---- small helpers ------------------------------------------------------- */
 
-static void buf_put(struct wr_buf *b, const void *p, size_t n)
+void pr_buf_put(struct pr_buf *b, const void *p, size_t n)
 {
 	if (b->oom)
 		return;
@@ -216,19 +225,19 @@ static void buf_put(struct wr_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-static void buf_u32(struct wr_buf *b, uint32_t v) { buf_put(b, &v, 4); }
-static void buf_u64(struct wr_buf *b, uint64_t v) { buf_put(b, &v, 8); }
+static void buf_u32(struct pr_buf *b, uint32_t v) { pr_buf_put(b, &v, 4); }
+static void buf_u64(struct pr_buf *b, uint64_t v) { pr_buf_put(b, &v, 8); }
 
 /* perf's do_write_string: u32 len, then the string, NUL, zeros to 64. */
-static void buf_str(struct wr_buf *b, const char *s)
+static void buf_str(struct pr_buf *b, const char *s)
 {
 	static const unsigned char zeros[64];
 	size_t n = strlen(s) + 1;
 	size_t len = (n + 63) & ~(size_t)63;
 
 	buf_u32(b, (uint32_t)len);
-	buf_put(b, s, n - 1);
-	buf_put(b, zeros, len - (n - 1));
+	pr_buf_put(b, s, n - 1);
+	pr_buf_put(b, zeros, len - (n - 1));
 }
 
 static int popcount64(uint64_t v)
@@ -345,6 +354,58 @@ static int wr_out(struct perfring_writer *w, const void *p, size_t n)
 static uint64_t wr_pos(const struct perfring_writer *w)
 {
 	return w->opos + w->olen;
+}
+
+/* Compress the staged records into one COMPRESSED record. */
+static int wr_zflush(struct perfring_writer *w)
+{
+	const char *why;
+	long n;
+
+	if (!w->z || !w->zin_len || w->err)
+		return w->err;
+	n = pr_wz_record(w->z, w->zin, w->zin_len, w->zrec, &why);
+	if (n < 0)
+		return wr_fail(w, (int)n, "compressing %zu bytes of records: %s",
+			       w->zin_len, why);
+	w->st.compressed++;
+	w->st.compressed_input += w->zin_len;
+	w->st.data_bytes += (uint64_t)n;
+	w->z_out += (uint64_t)n;
+	w->zin_len = 0;
+	return wr_out(w, w->zrec, (size_t)n);
+}
+
+/*
+ * A record of the data section: written, or staged for compression (a
+ * record may straddle two COMPRESSED records: the decompressed stream is
+ * one).  FINISHED_ROUND records bypass this.
+ */
+static int wr_data(struct perfring_writer *w, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	if (!w->z) {
+		w->st.data_bytes += n;
+		return wr_out(w, p, n);
+	}
+	while (n) {
+		size_t k = PR_WZ_CHUNK - w->zin_len;
+
+		if (k > n)
+			k = n;
+		memcpy(w->zin + w->zin_len, c, k);
+		w->zin_len += k;
+		c += k;
+		n -= k;
+		if (w->zin_len == PR_WZ_CHUNK) {
+			int r = wr_zflush(w);
+
+			if (r < 0)
+				return r;
+		}
+	}
+	return w->err;
 }
 
 /* ---- events ---------------------------------------------------------------- */
@@ -902,7 +963,7 @@ out:
  * (host: another pid makes perf create a guest machine), build_id[20],
  * size u8, 3 reserved bytes, then the name NUL-padded to a multiple of 64.
  */
-static int build_id_feature(struct perfring_writer *w, struct wr_buf *b)
+static int build_id_feature(struct perfring_writer *w, struct pr_buf *b)
 {
 	static const unsigned char zeros[64];
 	size_t i, n = 0;
@@ -931,9 +992,9 @@ static int build_id_feature(struct perfring_writer *w, struct wr_buf *b)
 		pr_put32(ent + 8, UINT32_MAX);
 		memcpy(ent + 12, d->id, d->id_size);
 		ent[32] = d->id_size;
-		buf_put(b, ent, sizeof(ent));
-		buf_put(b, d->name, len - 1);
-		buf_put(b, zeros, pad - (len - 1));
+		pr_buf_put(b, ent, sizeof(ent));
+		pr_buf_put(b, d->name, len - 1);
+		pr_buf_put(b, zeros, pad - (len - 1));
 		n++;
 	}
 	return n > 0;
@@ -941,12 +1002,30 @@ static int build_id_feature(struct perfring_writer *w, struct wr_buf *b)
 
 /* ---- features ------------------------------------------------------------- */
 
-static int feat_build(struct perfring_writer *w, int feat, struct wr_buf *b)
+static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 {
 	uint32_t i, j;
 	char *s;
 
 	switch (feat) {
+	case FEAT_TRACING_DATA:	/* pipe mode: a record (write_pipe_start) */
+		if (w->pipe || !w->tdata.len)
+			return 0;
+		pr_buf_put(b, w->tdata.p, w->tdata.len);
+		return 1;
+	case FEAT_COMPRESSED: {
+		/* ratio: input over output, rounded; not known yet in pipe mode */
+		uint64_t out = w->st.compressed ? w->z_out : 0;
+
+		if (!w->z)
+			return 0;
+		buf_u32(b, 0);			/* version */
+		buf_u32(b, 1);			/* PERF_COMP_ZSTD */
+		buf_u32(b, (uint32_t)w->zlevel);
+		buf_u32(b, out ? (uint32_t)((w->st.compressed_input + out / 2) / out) : 0);
+		buf_u32(b, PR_WZ_CHUNK);	/* most bytes one record holds */
+		return 1;
+	}
 	case FEAT_BUILD_ID:
 		return build_id_feature(w, b);
 	case FEAT_HOSTNAME:
@@ -1019,7 +1098,7 @@ static int feat_build(struct perfring_writer *w, int feat, struct wr_buf *b)
 		for (i = 0; i < (uint32_t)w->nr_ev; i++) {
 			const struct wr_event *e = &w->ev[i];
 
-			buf_put(b, &e->attr, w->attr_size);
+			pr_buf_put(b, &e->attr, w->attr_size);
 			buf_u32(b, e->nr_ids);
 			buf_str(b, e->name);
 			for (j = 0; j < e->nr_ids; j++)
@@ -1053,9 +1132,9 @@ static int feat_build(struct perfring_writer *w, int feat, struct wr_buf *b)
 }
 
 static const int feat_list[] = {
-	FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
+	FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
 	FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC,
-	FEAT_SAMPLE_TIME, FEAT_CLOCKID, FEAT_CLOCK_DATA,
+	FEAT_SAMPLE_TIME, FEAT_CLOCKID, FEAT_COMPRESSED, FEAT_CLOCK_DATA,
 };
 #define NR_FEATS (int)(sizeof(feat_list) / sizeof(feat_list[0]))
 
@@ -1084,8 +1163,7 @@ static int write_kernel_mmap(struct perfring_writer *w)
 	memcpy(rec + 40, WR_KERNEL_MMAP_NAME, sizeof(WR_KERNEL_MMAP_NAME));
 	/* zero trailer: id 0 means "synthesised", perf maps it to event 0 */
 	w->st.kernel_mmap = 1;
-	w->st.data_bytes += size;
-	return wr_out(w, rec, size);
+	return wr_data(w, rec, size);
 }
 
 static void put_attr(unsigned char *dst, const struct perfring_attr *a,
@@ -1100,7 +1178,7 @@ static void put_attr(unsigned char *dst, const struct perfring_attr *a,
 static int write_pipe_start(struct perfring_writer *w)
 {
 	unsigned char hdr[16];
-	struct wr_buf b = { 0 };
+	struct pr_buf b = { 0 };
 	int i, r = 0;
 
 	pr_put64(hdr, WR_MAGIC);
@@ -1158,6 +1236,27 @@ static int write_pipe_start(struct perfring_writer *w)
 		if (!r)
 			r = wr_out(w, &id, 8);
 	}
+	if (!r && w->tdata.len) {
+		/*
+		 * As perf record: a 12-byte record giving the payload's size
+		 * padded to 8, the payload, the padding.
+		 */
+		static const unsigned char zeros[8];
+		unsigned char th[12];
+		size_t al = PR_ALIGN8(w->tdata.len);
+		struct perfring_event_header h = {
+			PERFRING_RECORD_HEADER_TRACING_DATA, 0, sizeof(th)
+		};
+
+		memcpy(th, &h, 8);
+		pr_put32(th + 8, (uint32_t)al);
+		r = wr_out(w, th, sizeof(th));
+		if (!r)
+			r = wr_out(w, w->tdata.p, w->tdata.len);
+		if (!r)
+			r = wr_out(w, zeros, al - w->tdata.len);
+		w->st.tracing_data = 1;
+	}
 	w->data_offset = 0;
 	return r;
 }
@@ -1182,6 +1281,109 @@ static int write_file_start(struct perfring_writer *w)
 	}
 	w->data_offset = wr_pos(w);
 	return r;
+}
+
+/*
+ * The tracefs name ("sys", "event") of tracepoint event e into sys/ev: its
+ * name when that is "sys:event[:...]" with the event's id, else the
+ * tracepoint of tracefs that has its id (*all: every tracepoint, listed
+ * once when first needed).  0 or -ENOENT.
+ */
+static int tracepoint_of(const char *root, const struct wr_event *e,
+			 struct perfring_tracepoint **all, int *nall,
+			 char *sys, char *ev, size_t len)
+{
+	struct perfring_tracepoint *one = NULL;
+	const char *c = strchr(e->name, ':'), *found = NULL;
+	char pat[2 * PERFRING_TRACEPOINT_NAME_MAX];
+	int i, n;
+
+	if (c && c != e->name && !strpbrk(e->name, "*?[")) {
+		snprintf(pat, sizeof(pat), "%s", e->name);
+		c = strchr(pat, ':');
+		if (strchr(c + 1, ':'))
+			*strchr(c + 1, ':') = 0;	/* modifiers */
+		n = perfring_tracepoints_find(root, pat, &one, NULL);
+		if (n == 1 && one[0].id == e->attr.config)
+			found = one[0].name;
+	}
+	if (!found) {
+		if (!*all && *nall == 0)
+			*nall = perfring_tracepoints_find(root, "*:*", all, NULL);
+		for (i = 0; i < *nall && !found; i++)
+			if ((*all)[i].id == e->attr.config)
+				found = (*all)[i].name;
+	}
+	if (found) {
+		size_t sl = strcspn(found, ":");
+
+		snprintf(sys, len, "%.*s", (int)sl, found);
+		snprintf(ev, len, "%s", found + sl + 1);
+	}
+	free(one);
+	return found ? 0 : -ENOENT;
+}
+
+/* HEADER_TRACING_DATA of the tracepoint events, from tracefs. */
+static void build_tracing_data(struct perfring_writer *w)
+{
+	struct perfring_tracepoint *all = NULL;
+	struct perfring_diag d;
+	struct pr_tp_ref *tps;
+	char root[4096], err[600], (*names)[2][PERFRING_TRACEPOINT_NAME_MAX];
+	size_t n = 0;
+	int i, nall = 0;
+
+	if (w->tdata_given)
+		return;
+	for (i = 0; i < w->nr_ev; i++)
+		n += w->ev[i].attr.type == PERFRING_TYPE_TRACEPOINT;
+	if (!n)
+		return;
+	if (perfring_tracefs_dir(w->tracefs, root, sizeof(root), &d) < 0) {
+		char m[1024];
+
+		pr_log(PERFRING_LOG_WARN, "%s: HEADER_TRACING_DATA left out (perf "
+		       "script and perf report will not show the tracepoint "
+		       "fields): %s", w->dname, perfring_diag_format(&d, m, sizeof(m)));
+		return;
+	}
+	tps = calloc(n, sizeof(*tps));
+	names = calloc(n, sizeof(*names));
+	if (!tps || !names) {
+		free(tps);
+		free(names);
+		pr_log(PERFRING_LOG_WARN, "%s: out of memory for the tracing data",
+		       w->dname);
+		return;
+	}
+	n = 0;
+	for (i = 0; i < w->nr_ev; i++) {
+		const struct wr_event *e = &w->ev[i];
+
+		if (e->attr.type != PERFRING_TYPE_TRACEPOINT)
+			continue;
+		if (tracepoint_of(root, e, &all, &nall, names[n][0], names[n][1],
+				  PERFRING_TRACEPOINT_NAME_MAX) < 0) {
+			pr_log(PERFRING_LOG_WARN, "%s: HEADER_TRACING_DATA left out: "
+			       "event %d (%s): no tracepoint with id %" PRIu64 " in "
+			       "%s/events", w->dname, i, e->name, e->attr.config, root);
+			goto out;
+		}
+		tps[n].sys = names[n][0];
+		tps[n].name = names[n][1];
+		n++;
+	}
+	if (pr_tracing_data(root, tps, n, &w->tdata, err, sizeof(err)) < 0) {
+		pr_log(PERFRING_LOG_WARN, "%s: HEADER_TRACING_DATA left out: %s",
+		       w->dname, err);
+		free(w->tdata.p);
+		memset(&w->tdata, 0, sizeof(w->tdata));
+	}
+out:
+	free(all);
+	free(tps);
+	free(names);
 }
 
 static int wr_start(struct perfring_writer *w)
@@ -1256,6 +1458,10 @@ static int wr_start(struct perfring_writer *w)
 				!clock_gettime(c, &w->clk_ref);
 	}
 
+	build_tracing_data(w);
+	if (!w->pipe)
+		w->st.tracing_data = w->tdata.len > 0;
+
 	w->started = 1;
 	r = w->pipe ? write_pipe_start(w) : write_file_start(w);
 	if (!r && w->klen)
@@ -1269,6 +1475,10 @@ static int write_round(struct perfring_writer *w)
 {
 	struct perfring_event_header h = { PERFRING_RECORD_FINISHED_ROUND, 0, 8 };
 
+	int r = wr_zflush(w);	/* perf record writes rounds uncompressed */
+
+	if (r < 0)
+		return r;
 	w->t_limit = w->t_last_round;
 	w->t_last_round = w->max_time;
 	w->since_round = 0;
@@ -1295,11 +1505,10 @@ static int emit(struct perfring_writer *w, const void *rec, uint32_t size,
 			w->have_sample_time = 1;
 		}
 	}
-	r = wr_out(w, rec, size);
+	r = wr_data(w, rec, size);
 	if (r < 0)
 		return r;
 	w->st.records++;
-	w->st.data_bytes += size;
 	w->since_round += size;
 	if (w->since_round >= w->round_bytes &&
 	    (!w->forcing || w->since_round >= w->window))
@@ -1770,6 +1979,11 @@ static void wr_free(struct perfring_writer *w)
 	free(w->arch);
 	free(w->version);
 	free(w->kallsyms);
+	pr_wz_free(w->z);
+	free(w->zin);
+	free(w->zrec);
+	free(w->tdata.p);
+	free(w->tracefs);
 	free(w);
 }
 
@@ -1821,9 +2035,25 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 		return -EINVAL;
 	}
 	if ((unsigned)o.kmap > PERFRING_WRITER_KMAP_NONE || o.argc < 0 ||
-	    (o.argc > 0 && !o.argv)) {
+	    (o.argc > 0 && !o.argv) || (o.tracing_data_size && !o.tracing_data)) {
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad option value");
 		return -EINVAL;
+	}
+	if (o.compression_level) {
+		int max = pr_wz_max_level();
+
+		if (!max) {
+			pr_diag_set(diag, -ENOTSUP, NULL, PR_NO_OFFSET,
+				    "compression needs zstd, and libperfring was "
+				    "built without it (configure --with-zstd)");
+			return -ENOTSUP;
+		}
+		if (o.compression_level < 1 || o.compression_level > max) {
+			pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
+				    "compression level %d is not in 1..%d",
+				    o.compression_level, max);
+			return -EINVAL;
+		}
 	}
 
 	w = calloc(1, sizeof(*w));
@@ -1851,6 +2081,27 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	w->version = o.version ? strdup(o.version) :
 		     strdup("libperfring " PERFRING_VERSION_STRING);
 	w->kallsyms = strdup(o.kallsyms_path ? o.kallsyms_path : "/proc/kallsyms");
+	if (o.tracefs_path && !(w->tracefs = strdup(o.tracefs_path))) {
+		wr_free(w);
+		return -ENOMEM;
+	}
+	if (o.tracing_data_size) {
+		pr_buf_put(&w->tdata, o.tracing_data, o.tracing_data_size);
+		w->tdata_given = 1;
+		if (w->tdata.oom) {
+			wr_free(w);
+			return -ENOMEM;
+		}
+	}
+	if (o.compression_level) {
+		w->zlevel = o.compression_level;
+		w->zin = malloc(PR_WZ_CHUNK);
+		w->zrec = malloc(PR_WZ_REC_MAX);
+		if (!w->zin || !w->zrec || pr_wz_new(w->zlevel, &w->z) < 0) {
+			wr_free(w);
+			return -ENOMEM;
+		}
+	}
 	if (!w->src || !w->heap || !w->obuf || !w->hostname || !w->osrelease || !w->arch ||
 	    !w->version || !w->kallsyms) {
 		wr_free(w);
@@ -1966,7 +2217,7 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 
 static int write_features(struct perfring_writer *w)
 {
-	struct wr_buf tab = { 0 }, pay = { 0 }, b = { 0 };
+	struct pr_buf tab = { 0 }, pay = { 0 }, b = { 0 };
 	uint64_t bitmap[4] = { 0 };
 	uint64_t data_size, table_off, off;
 	unsigned char hdr[WR_FILE_HEADER_SIZE];
@@ -1984,7 +2235,7 @@ static int write_features(struct perfring_writer *w)
 		b.len = 0;
 		if (!feat_build(w, feat_list[i], &b))
 			continue;
-		buf_put(&pay, b.p, b.len);
+		pr_buf_put(&pay, b.p, b.len);
 		got[nr].feat = feat_list[i];
 		got[nr].off = before;
 		got[nr].len = b.len;
@@ -2065,6 +2316,8 @@ PERFRING_API int perfring_writer_close(struct perfring_writer *w,
 	w->n_open = 0;
 	if (!w->err)
 		r = drain(w, 1);
+	if (!w->err)
+		r = wr_zflush(w);
 	if (!w->err)
 		r = w->pipe ? wr_flush(w) : write_features(w);
 	if (!w->err && w->own_fd) {

@@ -28,7 +28,8 @@ BUILD_PLUGINS_PATH = $(abs_top_builddir)/plugins/comm:$(abs_top_builddir)/plugin
 # The hw backend (perf_event_open counters and kernel rings).  Kept out of
 # BUILD_PLUGINS_PATH (the record-type plugins); perfring-record adds it.
 plugin_LTLIBRARIES += plugins/hw/hw.la
-plugins_hw_hw_la_SOURCES = plugins/hw/hw.c plugins/hw/evparse.c plugins/hw/evparse.h
+plugins_hw_hw_la_SOURCES = plugins/hw/hw.c plugins/hw/evparse.c plugins/hw/evparse.h \
+	plugins/hw/tracepoint.c plugins/hw/tracepoint.h
 plugins_hw_hw_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_hw_hw_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 plugins_hw_hw_la_LIBADD = $(PLUGIN_LIBADD)

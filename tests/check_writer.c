@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1446,6 +1447,443 @@ START_TEST(test_random_records)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* Compression (PERF_RECORD_COMPRESSED) and tracing data.                   */
+
+/* A SAMPLE with a RAW payload of raw_len bytes (4 + raw_len a multiple of 8). */
+static size_t raw_sample(const struct perfring_attr *a, unsigned char *buf, uint64_t time,
+			 uint32_t raw_len, unsigned seed)
+{
+	size_t n = tw_sample(a, buf, 0x1000 + seed, 7, 7, time, 0, 0, 1);
+	uint32_t i;
+
+	tw_put32(buf + n, raw_len);
+	for (i = 0; i < raw_len; i++)	/* compressible, not constant */
+		buf[n + 4 + i] = (unsigned char)((i / 16 + seed) & 0x3f);
+	n += 4 + raw_len;
+	tw_header(buf, PERFRING_RECORD_SAMPLE, PERFRING_MISC_USER, n);
+	return n;
+}
+
+/*
+ * Records of 40 bytes to 64 KiB (some straddle two COMPRESSED records) come
+ * back from the library's reader byte for byte, flagged COMPRESSED; rounds
+ * stay outside; the COMPRESSED feature is perf's (version 0, zstd, level,
+ * ratio, mmap_len).  File and pipe mode, levels 1 and 19.
+ */
+#ifndef HAVE_ZSTD
+/* Built without zstd: compression is refused with -ENOTSUP, saying why. */
+START_TEST(test_compressed_roundtrip)
+{
+	struct perfring_writer *w = NULL;
+	struct perfring_diag d;
+	char out[300];
+
+	path_in(out, sizeof(out), "z.data");
+	{
+		PERFRING_WRITER_OPTS(o, .path = out, .compression_level = 1);
+
+		ck_assert_int_eq(perfring_writer_open(&o, &d, &w), -ENOTSUP);
+	}
+	ck_assert_ptr_null(w);
+	ck_assert_msg(strstr(d.msg, "built without"), "%s", d.msg);
+}
+END_TEST
+#else
+START_TEST(test_compressed_roundtrip)
+{
+	static unsigned char recs[2000][128];
+	static unsigned char big[4][65536];
+	size_t rn[2000], bn[4], i, raw_total = 0, file_len;
+	struct perfring_attr a;
+	char out[300], m[1024];
+	int mode;
+
+	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
+		  PERFRING_SAMPLE_PERIOD | PERFRING_SAMPLE_RAW);
+	for (i = 0; i < 2000; i++) {
+		rn[i] = raw_sample(&a, recs[i], 1000 + 10 * i, 12 + 8 * (uint32_t)(i % 10),
+				   (unsigned)i);
+		raw_total += rn[i];
+	}
+	for (i = 0; i < 4; i++) {
+		bn[i] = raw_sample(&a, big[i], 100000 + i, 65404 - 8 * (uint32_t)i, (unsigned)i);
+		raw_total += bn[i];
+	}
+	for (mode = 0; mode < 4; mode++) {
+		int pipe_mode = mode & 1, level = mode & 2 ? 19 : 1;
+		struct perfring_writer *w;
+		struct perfring_writer_stats st = { .sz = sizeof(st) };
+		struct perfring_perfdata *pd;
+		struct perfring_perfdata_record r;
+		struct perfring_diag d;
+		size_t got = 0, nz = 0, k;
+		uint64_t z_rec_bytes = 0;
+		int rc, feat = 0;
+		unsigned char *f;
+
+		path_in(out, sizeof(out), "z.data");
+		{
+			PERFRING_WRITER_OPTS(o, .path = out, .pipe_mode = pipe_mode,
+					     .round_bytes = 40000, .compression_level = level,
+					     .kmap = PERFRING_WRITER_KMAP_NONE);
+			w = open_ok(&o);
+		}
+		ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, "raw", NULL), 0);
+		for (i = 0; i < 2000; i++)
+			write_ok(w, 0, recs[i], rn[i]);
+		for (i = 0; i < 4; i++)
+			write_ok(w, 0, big[i], bn[i]);
+		ck_assert_int_eq(perfring_writer_get_stats(w, &st), 0);
+		close_ok(w);
+		ck_assert_uint_gt(st.compressed, 4);
+		f = slurp(out, &file_len);
+		free(f);
+		ck_assert_msg(file_len * 4 < raw_total, "%zu bytes for %zu of records",
+			      file_len, raw_total);
+
+		rc = perfring_perfdata_open(out, NULL, &d, &pd);
+		ck_assert_msg(rc == 0, "reader: %s", perfring_diag_format(&d, m, sizeof(m)));
+		while ((rc = perfring_perfdata_next(pd, &r, &d)) == 1) {
+			const unsigned char *want;
+			size_t wn;
+
+			if (r.type == PERFRING_RECORD_COMPRESSED) {
+				ck_assert_uint_le(r.size, 65535);
+				z_rec_bytes += r.size;
+				nz++;
+				continue;
+			}
+			if (r.type == PERFRING_RECORD_FINISHED_ROUND)
+				ck_assert_uint_eq(r.flags & PERFRING_PERFDATA_REC_COMPRESSED, 0);
+			if (r.type != PERFRING_RECORD_SAMPLE)
+				continue;
+			ck_assert_uint_ne(r.flags & PERFRING_PERFDATA_REC_COMPRESSED, 0);
+			want = got < 2000 ? recs[got] : big[got - 2000];
+			wn = got < 2000 ? rn[got] : bn[got - 2000];
+			ck_assert_uint_eq(r.size, wn);
+			ck_assert_int_eq(memcmp(r.header, want, wn), 0);
+			got++;
+		}
+		ck_assert_msg(rc == 0, "reader: %s", perfring_diag_format(&d, m, sizeof(m)));
+		ck_assert_uint_eq(got, 2004);
+		ck_assert_uint_eq(nz, st.compressed);
+		for (k = 0; k < perfring_perfdata_nr_features(pd); k++) {
+			struct perfring_perfdata_feature ft;
+			const unsigned char *q;
+
+			ck_assert_int_eq(perfring_perfdata_feature(pd, k, &ft, &d), 0);
+			if (ft.id != PERFRING_FEAT_COMPRESSED)
+				continue;
+			q = ft.data;
+			ck_assert_uint_eq(ft.size, 20);
+			ck_assert_uint_eq(tw_get32(q), 0);		/* version */
+			ck_assert_uint_eq(tw_get32(q + 4), 1);		/* zstd */
+			ck_assert_uint_eq(tw_get32(q + 8), (uint32_t)level);
+			if (pipe_mode)
+				ck_assert_uint_eq(tw_get32(q + 12), 0);	/* not known */
+			else	/* input over output, rounded, as perf record */
+				ck_assert_uint_eq(tw_get32(q + 12),
+						  (st.compressed_input + z_rec_bytes / 2) /
+						  z_rec_bytes);
+			/* what one record decompresses to at most: a chunk */
+			ck_assert_uint_ge(tw_get32(q + 16), 4096);
+			feat = 1;
+		}
+		ck_assert_int_eq(feat, 1);
+		perfring_perfdata_close(pd);
+		unlink(out);
+	}
+}
+END_TEST
+#endif
+
+/* A fake tracefs under the test directory (removed by rm_tree). */
+static const char fmt_exec[] = "name: sched_process_exec\nID: 365\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+	"print fmt: \"filename=%s\", __get_str(filename)\n";
+static const char fmt_switch[] = "name: sched_switch\nID: 300\nformat:\n\n"
+	"print fmt: \"prev_pid=%d\", REC->prev_pid\n";
+static const char fmt_irq[] = "name: irq_handler_entry\nID: 50\nformat:\n\n"
+	"print fmt: \"irq=%d\", REC->irq\n";
+
+static void put_text(const char *root, const char *rel, const char *text)
+{
+	char p[600];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	ck_assert_msg(f != NULL, "cannot create %s", p);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void mk(const char *root, const char *rel)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+}
+
+static const char *fake_tracefs(void)
+{
+	static char root[300];
+
+	path_in(root, sizeof(root), "tracefs");
+	mkdir(root, 0755);
+	mk(root, "events");
+	mk(root, "events/sched");
+	mk(root, "events/sched/sched_process_exec");
+	mk(root, "events/sched/sched_switch");
+	mk(root, "events/irq");
+	mk(root, "events/irq/irq_handler_entry");
+	put_text(root, "events/header_page", "hp\n");
+	put_text(root, "events/header_event", "he\n");
+	put_text(root, "events/sched/enable", "0\n");
+	put_text(root, "events/sched/sched_process_exec/id", "365\n");
+	put_text(root, "events/sched/sched_process_exec/format", fmt_exec);
+	put_text(root, "events/sched/sched_switch/id", "300\n");
+	put_text(root, "events/sched/sched_switch/format", fmt_switch);
+	put_text(root, "events/irq/irq_handler_entry/id", "50\n");
+	put_text(root, "events/irq/irq_handler_entry/format", fmt_irq);
+	put_text(root, "printk_formats", "0x1 : \"x\"\n");
+	put_text(root, "saved_cmdlines", "1 init\n");
+	return root;
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+static void rm_tree(void)
+{
+	char root[300];
+
+	path_in(root, sizeof(root), "tracefs");
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rm_tmpdir();
+}
+
+/* The payload perf 6.1 writes for these events, encoded independently. */
+static size_t expected_tracing_data(unsigned char *b)
+{
+	static const char magic[] = "\027\010\104tracing0.6";
+	size_t n = 0;
+	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+	const char *fmts[3] = { fmt_exec, fmt_switch, fmt_irq };
+	int i;
+
+#define PUT(p, len) (memcpy(b + n, (p), (len)), n += (len))
+#define PUT32(v) do { uint32_t v32 = (v); PUT(&v32, 4); } while (0)
+#define PUT64(v) do { uint64_t v64 = (v); PUT(&v64, 8); } while (0)
+	PUT(magic, sizeof(magic));		/* with its NUL */
+	b[n++] = 0;				/* little endian */
+	b[n++] = 8;				/* sizeof(long) */
+	PUT32(page);
+	PUT("header_page", 12);
+	PUT64(3);
+	PUT("hp\n", 3);
+	PUT("header_event", 13);
+	PUT64(3);
+	PUT("he\n", 3);
+	PUT32(0);				/* ftrace formats */
+	PUT32(2);				/* systems */
+	for (i = 0; i < 3; i++) {
+		if (i == 0) {
+			PUT("sched", 6);
+			PUT32(2);
+		} else if (i == 2) {
+			PUT("irq", 4);
+			PUT32(1);
+		}
+		PUT64(strlen(fmts[i]));
+		PUT(fmts[i], strlen(fmts[i]));
+	}
+	PUT32(0);				/* kallsyms */
+	PUT32(10);
+	PUT("0x1 : \"x\"\n", 10);
+	PUT64(7);
+	PUT("1 init\n", 7);
+#undef PUT
+#undef PUT32
+#undef PUT64
+	return n;
+}
+
+/*
+ * Tracepoint events: HEADER_TRACING_DATA in perf's layout from the format
+ * files (events found by name, or by id when the name is not theirs; an
+ * event twice written once); pipe mode: the 12-byte record, payload and
+ * padding; no tracefs: a warning naming what was looked up, no feature;
+ * a given payload written as is.
+ */
+START_TEST(test_tracing_data)
+{
+	static unsigned char want[4096];
+	size_t wn = expected_tracing_data(want), len;
+	const char *root = fake_tracefs();
+	struct perfring_attr a[4];
+	const char *names[4] = { "sched:sched_process_exec", "sched:sched_switch",
+				 "tp-by-id", "sched:sched_process_exec" };
+	const uint64_t cfg[4] = { 365, 300, 50, 365 };
+	char out[300], m[1024];
+	int mode, i;
+
+	for (i = 0; i < 4; i++) {
+		base_attr(&a[i], cfg[i], PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_TIME |
+			  PERFRING_SAMPLE_RAW);
+		a[i].type = PERFRING_TYPE_TRACEPOINT;
+		a[i].sample_period = 1;
+		a[i].flags |= i == 3 ? PERFRING_ATTR_EXCLUDE_USER : 0;
+	}
+	path_in(out, sizeof(out), "tp.data");
+	for (mode = 0; mode < 4; mode++) {
+		struct perfring_writer *w;
+		struct perfring_writer_stats st = { .sz = sizeof(st) };
+		struct perfring_perfdata *pd;
+		struct perfring_perfdata_record r;
+		struct perfring_diag d;
+		unsigned char *f;
+		int found = 0, rc;
+		size_t k;
+
+		logbuf[0] = 0;
+		perfring_set_log(capture_log, NULL);
+		{
+			PERFRING_WRITER_OPTS(o, .path = out, .pipe_mode = mode == 1,
+					     .kmap = PERFRING_WRITER_KMAP_NONE,
+					     .tracefs_path = mode == 2 ? "/nonexistent" : root,
+					     .tracing_data = mode == 3 ? "given" : NULL,
+					     .tracing_data_size = mode == 3 ? 5 : 0);
+			w = open_ok(&o);
+		}
+		for (i = 0; i < 4; i++)
+			ck_assert_int_eq(perfring_writer_add_event(w, &a[i], NULL, 0, names[i],
+								   NULL), i);
+		{
+			unsigned char rec[128];
+
+			write_ok(w, 0, rec, raw_sample(&a[0], rec, 1000, 20, 1));
+		}
+		ck_assert_int_eq(perfring_writer_get_stats(w, &st), 0);
+		close_ok(w);
+		perfring_set_log(NULL, NULL);
+		ck_assert_int_eq(st.tracing_data, mode != 2);
+		if (mode == 2) {
+			ck_assert_msg(strstr(logbuf, "no tracefs: looked for /nonexistent/events"),
+				      "log: %s", logbuf);
+			ck_assert_msg(strstr(logbuf, "HEADER_TRACING_DATA left out"), "log: %s",
+				      logbuf);
+		}
+		f = slurp(out, &len);
+		rc = perfring_perfdata_open(out, NULL, &d, &pd);
+		ck_assert_msg(rc == 0, "reader: %s", perfring_diag_format(&d, m, sizeof(m)));
+		while ((rc = perfring_perfdata_next(pd, &r, &d)) == 1) {
+			if (r.type != PERFRING_RECORD_HEADER_TRACING_DATA)
+				continue;
+			ck_assert_int_eq(mode, 1);
+			ck_assert_uint_eq(r.size, 12);
+			ck_assert_uint_eq(r.extra_size, (wn + 7) & ~(size_t)7);
+			ck_assert_uint_eq(tw_get32((const unsigned char *)r.header + 8),
+					  r.extra_size);
+			ck_assert_uint_le(r.offset + 12 + r.extra_size, len);
+			ck_assert_int_eq(memcmp(f + r.offset + 12, want, wn), 0);
+			for (k = wn; k < r.extra_size; k++)
+				ck_assert_uint_eq(f[r.offset + 12 + k], 0);
+			found = 1;
+		}
+		ck_assert_msg(rc == 0, "reader: %s", perfring_diag_format(&d, m, sizeof(m)));
+		for (k = 0; k < perfring_perfdata_nr_features(pd); k++) {
+			struct perfring_perfdata_feature ft;
+
+			ck_assert_int_eq(perfring_perfdata_feature(pd, k, &ft, &d), 0);
+			if (ft.id != PERFRING_FEAT_TRACING_DATA)
+				continue;
+			ck_assert_int_ne(mode, 1);	/* pipe: a record, not a feature */
+			if (mode == 3) {
+				ck_assert_uint_eq(ft.size, 5);
+				ck_assert_int_eq(memcmp(ft.data, "given", 5), 0);
+			} else {
+				ck_assert_uint_eq(ft.size, wn);
+				ck_assert_int_eq(memcmp(ft.data, want, wn), 0);
+			}
+			found = 1;
+		}
+		ck_assert_int_eq(found, mode != 2);
+		perfring_perfdata_close(pd);
+		free(f);
+		unlink(out);
+	}
+}
+END_TEST
+
+/* perfring_tracefs_dir and perfring_tracepoints_find on the fake tracefs. */
+START_TEST(test_tracepoints_find)
+{
+	const char *root = fake_tracefs();
+	struct perfring_tracepoint *tp;
+	struct perfring_diag d;
+	char buf[300], m[1024];
+	int n;
+
+	ck_assert_int_eq(perfring_tracefs_dir(root, buf, sizeof(buf), &d), 0);
+	ck_assert_str_eq(buf, root);
+	ck_assert_int_eq(perfring_tracefs_dir("/nonexistent", buf, sizeof(buf), &d), -ENOENT);
+	ck_assert_msg(strstr(d.msg, "/nonexistent/events"), "%s", d.msg);
+
+	n = perfring_tracepoints_find(root, "sched:*", &tp, &d);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(tp[0].name, "sched:sched_process_exec");
+	ck_assert_uint_eq(tp[0].id, 365);
+	ck_assert_str_eq(tp[1].name, "sched:sched_switch");
+	ck_assert_uint_eq(tp[1].id, 300);
+	free(tp);
+	n = perfring_tracepoints_find(root, "*:irq_*", &tp, &d);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(tp[0].id, 50);
+	free(tp);
+	n = perfring_tracepoints_find(root, "sched:sched_switch", &tp, &d);
+	ck_assert_int_eq(n, 1);
+	free(tp);
+
+	ck_assert_int_eq(perfring_tracepoints_find(root, "sched:nope", &tp, &d), -ENOENT);
+	ck_assert_ptr_null(tp);
+	perfring_diag_format(&d, m, sizeof(m));
+	ck_assert_msg(strstr(m, "unknown tracepoint 'sched:nope'") &&
+		      strstr(m, "/events/sched/nope/id"), "%s", m);
+	ck_assert_int_eq(perfring_tracepoints_find(root, "x*:y", &tp, &d), -ENOENT);
+	ck_assert_msg(strstr(d.msg, "no tracepoint matches 'x*:y'"), "%s", d.msg);
+	ck_assert_int_eq(perfring_tracepoints_find(root, "sched", &tp, &d), -EINVAL);
+	ck_assert_int_eq(perfring_tracepoints_find(root, "a:b:c", &tp, &d), -EINVAL);
+	ck_assert_int_eq(perfring_tracepoints_find(root, "../x:y", &tp, &d), -EINVAL);
+	ck_assert_int_eq(perfring_tracepoints_find(root, "..:sched", &tp, &d), -EINVAL);
+}
+END_TEST
+
+/* Compression options: levels out of range refused. */
+START_TEST(test_compression_options)
+{
+	struct perfring_writer *w = NULL;
+	struct perfring_diag d;
+	char out[300];
+	int lv[] = { -1, 23, 1000 };
+
+	path_in(out, sizeof(out), "opt.data");
+	for (size_t i = 0; i < sizeof(lv) / sizeof(lv[0]); i++) {
+		PERFRING_WRITER_OPTS(o, .path = out, .compression_level = lv[i]);
+
+		ck_assert_int_eq(perfring_writer_open(&o, &d, &w), -EINVAL);
+		ck_assert_ptr_null(w);
+		ck_assert_msg(strstr(d.msg, "compression level"), "%s", d.msg);
+	}
+	ck_assert_int_eq(dir_entries(), 0);
+}
+END_TEST
+
 static Suite *writer_suite(void)
 {
 	Suite *s = suite_create("writer");
@@ -1475,6 +1913,18 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, test_merge_forced_flush);
 	tcase_add_test(tc, test_streaming_memory);
 	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("compression");
+	tcase_add_checked_fixture(tc, mk_tmpdir, rm_tmpdir);
+	tcase_add_test(tc, test_compressed_roundtrip);
+	tcase_add_test(tc, test_compression_options);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("tracing");
+	tcase_add_checked_fixture(tc, mk_tmpdir, rm_tree);
+	tcase_add_test(tc, test_tracing_data);
+	tcase_add_test(tc, test_tracepoints_find);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("failure");

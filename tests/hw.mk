@@ -17,7 +17,8 @@ tests_workloads_wl_threads_CFLAGS = $(WORKLOAD_CFLAGS) -pthread
 tests_workloads_wl_threads_LDFLAGS = -pthread
 
 check_PROGRAMS += tests/check_hw
-tests_check_hw_SOURCES = tests/check_hw.c tests/testutil.h plugins/hw/evparse.c plugins/hw/evparse.h
+tests_check_hw_SOURCES = tests/check_hw.c tests/testutil.h plugins/hw/evparse.c plugins/hw/evparse.h \
+	plugins/hw/tracepoint.c plugins/hw/tracepoint.h
 tests_check_hw_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/plugins/hw \
 	-DHW_PLUGIN_PATH='"$(HW_PLUGIN_PATH)"' \
 	-DWORKLOADS_DIR='"$(abs_top_builddir)/tests/workloads"' \
@@ -30,3 +31,6 @@ TESTS += tests/check_hw
 # End to end against perf (perf report / script / record / stat).
 TESTS += tests/record-perf.sh tests/record-stat.sh tests/record-errors.sh
 EXTRA_DIST += tests/record-perf.sh tests/record-stat.sh tests/record-errors.sh
+# Tracepoints (-e SUBSYSTEM:EVENT) and compression (-z) against perf.
+TESTS += tests/record-tracepoint.sh tests/record-compress.sh
+EXTRA_DIST += tests/record-tracepoint.sh tests/record-compress.sh tests/record-lib.sh

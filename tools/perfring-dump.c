@@ -689,8 +689,13 @@ static void put_sample(const struct dump *d, const struct item *it, const struct
 		put_s(" words");
 	}
 	if (st & PERFRING_SAMPLE_RAW) {
+		/* size, then the payload (a tracepoint's fields) as hex */
 		put_s(" raw ");
 		put_u(s->raw_size);
+		if (s->raw_size) {
+			put_c(' ');
+			put_bytes_hex(s->raw, s->raw_size);
+		}
 	}
 	if (st & PERFRING_SAMPLE_BRANCH_STACK) {
 		put_s(" branches ");

@@ -24,6 +24,7 @@
 
 #include <perfring/plugin.h>
 
+#include "compress-opt.h"
 #include "tool-common.h"
 
 static gchar **opt_events;
@@ -46,7 +47,8 @@ static gchar **opt_cmd;
 static const GOptionEntry entries[] = {
 	{ "event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &opt_events,
 	  "Events: cycles, instructions, cpu-clock, task-clock, page-faults, ..., rNNNN; "
-	  ":u :k modifiers; comma lists; {a,b} groups (default: cycles, else cpu-clock)",
+	  ":u :k modifiers; comma lists; {a,b} groups; SUBSYSTEM:EVENT tracepoints, "
+	  "globs allowed (default: cycles, else cpu-clock)",
 	  "EVENTS" },
 	{ "freq", 'F', 0, G_OPTION_ARG_INT64, &opt_freq,
 	  "Sample at HZ samples per second (default 4000)", "HZ" },
@@ -92,6 +94,7 @@ struct rec {
 	uint32_t nring;
 	uint64_t samples;
 	uint64_t records;
+	uint64_t bytes;			/* of the records, for -z's ratio */
 	uint64_t ring_dropped;
 	uint64_t rejected;
 	int problems;
@@ -148,6 +151,7 @@ static void take(struct rec *r, int source, const void *rec, size_t size)
 	tool_diag_reset(&d);
 	memcpy(&h, rec, sizeof(h));
 	r->records++;
+	r->bytes += size;
 	if (h.type == PERFRING_RECORD_SAMPLE)
 		r->samples++;
 	if (r->w && !r->write_failed) {
@@ -376,7 +380,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		 * disk are the ones that ran, as perf record assumes too.
 		 */
 		PERFRING_WRITER_OPTS(wo, .path = out, .argc = argc, .argv = (const char *const *)argv,
-				     .build_ids = 1);
+				     .build_ids = 1, .compression_level = compress_opt_level());
 
 		ret = perfring_writer_open(&wo, &d, &r.w);
 		if (ret < 0) {
@@ -518,6 +522,9 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 					       (double)st.st_size / (1024.0 * 1024.0), out);
 		else if (out)
 			g_string_append_printf(s, ", written to %s", out);
+		if (out && compress_opt_level())	/* as perf record -z says it */
+			g_string_append_printf(s, ", compressed (original %.3f MB)",
+					       (double)r.bytes / (1024.0 * 1024.0));
 		if (r.ringfile)
 			g_string_append_printf(s, "; ring %s keeps the newest %" PRIu64 " bytes",
 					       opt_ring, perfring_ring_data_size(r.ringfile));
@@ -598,6 +605,8 @@ int main(int argc, char **argv)
 		"  perfring-record -p 1234 --duration 5\n"
 		"  perfring-record --ring flight.ring --size 4M -- ./server\n"
 		"  perfring-record --stat -e task-clock,page-faults -- ./prog\n"
+		"  perfring-record -z -g -o small.data -- ./prog    (zstd, as perf record -z)\n"
+		"  perfring-record -e sched:sched_process_exec -a --duration 2   (tracepoint)\n"
 		"\n"
 		"Environment:\n"
 		"  PERFRING_PLUGIN_PATH    colon-separated plugin directories or files, searched first;\n"
@@ -609,6 +618,7 @@ int main(int argc, char **argv)
 		"Exit status: 0 ok, 1 problems (refused or unsupported events, write errors),\n"
 		"2 usage error.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	compress_opt_add(ctx);
 	g_option_context_set_strict_posix(ctx, TRUE);
 	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
 		tool_error("%s", err->message);
@@ -648,6 +658,8 @@ int main(int argc, char **argv)
 			bad = "-F and -c need positive numbers";
 		else if (opt_stat && (opt_freq || opt_count || opt_callgraph || opt_ring || opt_output))
 			bad = "--stat counts: -F, -c, -g, -o and --ring do not apply";
+		else if (compress_opt_level() && (opt_stat || (opt_ring && !opt_output)))
+			bad = "-z compresses the perf.data output (-o FILE), not --stat or --ring";
 		else if (opt_size && !opt_ring)
 			bad = "--size needs --ring FILE";
 		else if (opt_size && parse_size(opt_size, &sz) < 0)

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compress-opt.h"
 #include "json-codec.h"
 #include "tool-common.h"
 
@@ -70,6 +71,8 @@ static const GOptionEntry entries[] = {
 
 static struct perfring_registry *reg;
 static unsigned problems;
+
+static void keep_tracing_data(struct perfring_perfdata *pd);
 
 static void problem(const char *file, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 static void problem(const char *file, uint64_t offset, const char *fmt, ...)
@@ -289,6 +292,7 @@ static int input_open(struct input *in)
 	ret = perfring_perfdata_open(in->path, NULL, &diag, &in->pd);
 	if (ret < 0)
 		goto diag_fail;
+	keep_tracing_data(in->pd);
 	g_queue_init(&in->pending);
 	if (perfring_perfdata_is_pipe(in->pd)) {
 		/* Read ahead until the attrs (and their names) are known. */
@@ -671,12 +675,38 @@ static enum perfring_writer_kmap kmap_for(bool default_auto)
 	return PERFRING_WRITER_KMAP_AUTO;
 }
 
+/*
+ * The HEADER_TRACING_DATA of the first file-mode input that has one, so
+ * the tracepoint formats are those of the recording machine (without it
+ * the writer reads this machine's tracefs).
+ */
+static struct perfring_perfdata_feature tracing_data;
+static void *tracing_data_copy;
+
+static void keep_tracing_data(struct perfring_perfdata *pd)
+{
+	size_t n = perfring_perfdata_nr_features(pd);
+
+	for (size_t i = 0; i < n && !tracing_data_copy && !perfring_perfdata_is_pipe(pd); i++) {
+		struct perfring_perfdata_feature f;
+
+		if (perfring_perfdata_feature(pd, i, &f, NULL) == 0 &&
+		    f.id == PERFRING_FEAT_TRACING_DATA && f.size) {
+			tracing_data = f;
+			tracing_data_copy = g_memdup2(f.data, f.size);
+		}
+	}
+}
+
 static int writer_open(int argc, char **argv, bool kmap_auto, struct perfring_writer **w)
 {
 	struct perfring_diag diag = { 0 };
 	PERFRING_WRITER_OPTS(o, .path = opt_output, .keep_unknown = opt_keep_unknown,
 			     .kmap = kmap_for(kmap_auto), .argc = argc,
-			     .argv = (const char *const *)argv);
+			     .argv = (const char *const *)argv,
+			     .compression_level = compress_opt_level(),
+			     .tracing_data = tracing_data_copy,
+			     .tracing_data_size = tracing_data_copy ? tracing_data.size : 0);
 	int ret = perfring_writer_open(&o, &diag, w);
 
 	if (ret < 0) {
@@ -1034,6 +1064,7 @@ int main(int argc, char **argv)
 		"  perfring-replay -o perf.data ring0 ring1\n"
 		"  perfring-replay -o - ring0 | perf report -i -\n"
 		"  perfring-replay -o file.data pipe.data      (pipe mode to file mode)\n"
+		"  perfring-replay -z -o small.data big.data   (zstd-compressed, as perf record -z)\n"
 		"  perfring-replay --json-in records.json -o perf.data\n"
 		"  perfring-replay --json-in records.json --ring out.ring\n"
 		"\n"
@@ -1046,6 +1077,7 @@ int main(int argc, char **argv)
 		"Exit status: 0 ok, 1 problems found in the input (reported with their offset\n"
 		"or line; everything else is still written), 2 usage error or unreadable input.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
+	compress_opt_add(ctx);
 	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
 		tool_error("%s", err->message);
 		g_error_free(err);
@@ -1077,6 +1109,10 @@ int main(int argc, char **argv)
 			}
 			if (!!opt_output == !!opt_ring) {
 				tool_error("--json-in needs either -o OUT or --ring FILE");
+				goto out;
+			}
+			if (opt_ring && compress_opt_level()) {
+				tool_error("-z compresses a perf.data (-o OUT), not a --ring file");
 				goto out;
 			}
 		} else {
@@ -1119,5 +1155,6 @@ out:
 	g_free(opt_json_in);
 	g_free(opt_ring);
 	g_free(opt_kmap);
+	g_free(tracing_data_copy);
 	return status;
 }

@@ -114,6 +114,31 @@ struct perfring_writer_opts {
 	 * was recorded from: perf refuses symbols when the ids differ.
 	 */
 	int build_ids;
+	/*
+	 * zstd level (1 fastest .. 22 smallest) of a compressed data section:
+	 * the records go in PERF_RECORD_COMPRESSED records and the
+	 * COMPRESSED feature is written, as `perf record -z` does (perf
+	 * 5.1 and newer read it); FINISHED_ROUND records stay outside.  0:
+	 * not compressed.  perfring_writer_open() refuses other values
+	 * (-EINVAL) and a library built without zstd (-ENOTSUP).
+	 */
+	int compression_level;
+	/*
+	 * Events of type PERFRING_TYPE_TRACEPOINT: the HEADER_TRACING_DATA
+	 * feature (pipe mode: record) that perf script and perf report need
+	 * to show their fields is built from the format files under this
+	 * tracefs directory (NULL: perfring_tracefs_dir()'s search).  Each
+	 * event is found by its name ("sched:sched_switch") or else by its
+	 * id (attr.config); one that cannot be found leaves the feature out
+	 * with a warning.
+	 */
+	const char *tracefs_path;
+	/*
+	 * A HEADER_TRACING_DATA payload to write instead (for instance the
+	 * one of the perf.data being rewritten); copied by open.
+	 */
+	const void *tracing_data;
+	size_t tracing_data_size;
 };
 
 #define PERFRING_WRITER_OPTS(name, ...)					\
@@ -219,6 +244,9 @@ struct perfring_writer_stats {
 	int kernel_mmap;		/* 1 if a kernel MMAP was written */
 	int exclude_kernel_set;		/* 1 if exclude_kernel was forced */
 	int pipe_mode;			/* 1 if the output is a pipe stream */
+	uint64_t compressed;		/* COMPRESSED records written */
+	uint64_t compressed_input;	/* record bytes that went into them */
+	int tracing_data;		/* 1 if HEADER_TRACING_DATA was written */
 };
 
 /*
@@ -236,6 +264,38 @@ PERFRING_API int perfring_writer_get_stats(const struct perfring_writer *w,
 PERFRING_API int perfring_writer_dropped_types(const struct perfring_writer *w,
 					       uint32_t *types, uint64_t *counts,
 					       size_t max);
+
+/* ---- tracefs ---------------------------------------------------------- */
+
+/*
+ * Find tracefs: dir if not NULL, else $PERFRING_TRACEFS if set, else
+ * /sys/kernel/tracing, else /sys/kernel/debug/tracing (the one under
+ * debugfs); a candidate counts
+ * when it has an events directory.  Returns 0 with the directory in buf
+ * (len bytes), -ENOENT (diag names every place looked at and how to mount
+ * it), -EACCES (diag names the directory that cannot be read),
+ * -ENAMETOOLONG or -EINVAL.
+ */
+PERFRING_API int perfring_tracefs_dir(const char *dir, char *buf, size_t len,
+				      struct perfring_diag *diag);
+
+#define PERFRING_TRACEPOINT_NAME_MAX 256
+
+struct perfring_tracepoint {
+	char name[2 * PERFRING_TRACEPOINT_NAME_MAX];	/* "sched:sched_switch" */
+	uint64_t id;			/* attr.config of PERFRING_TYPE_TRACEPOINT */
+};
+
+/*
+ * Tracepoints "SUBSYSTEM:EVENT" under the tracefs directory root; either
+ * part may be a glob (fnmatch: * ? [...]).  Returns how many matched
+ * (> 0) with a malloc'ed array sorted by name in *out (free() it); or
+ * -EINVAL (pattern not SUBSYSTEM:EVENT), -ENOENT (no match: diag names
+ * the id file looked for), -EACCES (diag says what to do), -ENOMEM.
+ */
+PERFRING_API int perfring_tracepoints_find(const char *root, const char *pattern,
+					   struct perfring_tracepoint **out,
+					   struct perfring_diag *diag);
 
 #ifdef __cplusplus
 }

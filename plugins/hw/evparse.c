@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "evparse.h"
+#include "tracepoint.h"
 
 struct evname {
 	const char *name;
@@ -60,7 +61,7 @@ const char *hw_known_events(void)
 	return "cycles, instructions, cache-references, cache-misses, branches, "
 	       "branch-misses, bus-cycles, ref-cycles, cpu-clock, task-clock, "
 	       "page-faults, context-switches, cpu-migrations, minor-faults, "
-	       "major-faults, dummy, rNNNN (raw)";
+	       "major-faults, dummy, rNNNN (raw), SUBSYSTEM:EVENT (tracepoint)";
 }
 
 static void seterr(char *err, size_t len, const char *fmt, ...)
@@ -182,6 +183,82 @@ static int parse_one(const char *s, size_t n, struct hw_evspec *ev,
 	return 0;
 }
 
+static bool known_name(const char *s, size_t nl)
+{
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == nl && strncmp(names[i].name, s, nl) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * "sys:event[:mods]": a colon after something that is neither an event
+ * name nor a raw rNNNN, not followed by modifiers only.
+ */
+static bool is_tracepoint(const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n);
+	size_t nl = colon ? (size_t)(colon - s) : n, i;
+	bool raw = s[0] == 'r' && nl >= 2;
+
+	if (!colon || nl == 0 || known_name(s, nl))
+		return false;
+	for (i = 1; raw && i < nl; i++)
+		raw = isxdigit((unsigned char)s[i]);
+	if (raw)
+		return false;
+	for (i = nl + 1; i < n && s[i] != ':'; i++)
+		if (!strchr("ukhp", s[i]))
+			return true;
+	return i < n;	/* "x:u:k" is sys:event:mods; "cyclez:u" is a typo */
+}
+
+static int push(struct hw_evspec **arr, size_t *n, size_t *cap);
+
+/* Every tracepoint that s (n bytes) names, appended as events. */
+static int push_tracepoints(const char *s, size_t n, struct hw_evspec **arr, size_t *nout,
+			    size_t *cap, char *err, size_t errlen)
+{
+	const char *c1 = memchr(s, ':', n);
+	const char *c2 = memchr(c1 + 1, ':', (size_t)(s + n - c1 - 1));
+	size_t tn = c2 ? (size_t)(c2 - s) : n;
+	struct perfring_tracepoint *tp;
+	int cnt = hw_tp_lookup(s, tn, &tp, err, errlen), ret = 0;
+
+	if (cnt < 0)
+		return cnt == -ENOMEM ? -ENOMEM : cnt;
+	for (int i = 0; i < cnt && !ret; i++) {
+		struct hw_evspec *ev;
+
+		if ((ret = push(arr, nout, cap)) < 0) {
+			seterr(err, errlen, ret == -ENOMEM ? "out of memory" :
+			       "too many events in '%.*s'", (int)n, s);
+			break;
+		}
+		ev = &(*arr)[*nout - 1];
+		memset(ev, 0, sizeof(*ev));
+		ev->attr.size = PERFRING_ATTR_SIZE_VER7;
+		ev->attr.type = PERFRING_TYPE_TRACEPOINT;
+		ev->attr.config = tp[i].id;
+		size_t l1 = strlen(tp[i].name), l2 = c2 ? (size_t)(s + n - c2) : 0;
+
+		if (l1 + l2 >= sizeof(ev->name)) {
+			seterr(err, errlen, "tracepoint name '%s' is too long", tp[i].name);
+			ret = -EINVAL;
+			break;
+		}
+		memcpy(ev->name, tp[i].name, l1);	/* then ":mods" as given */
+		memcpy(ev->name + l1, c2 ? c2 : "", l2);
+		ev->name[l1 + l2] = '\0';
+		ev->leader = (int)(*nout - 1);
+		ev->nr_members = 1;
+		if (c2)
+			ret = apply_mods(&ev->attr, c2 + 1, (size_t)(s + n - c2 - 1), err, errlen);
+	}
+	free(tp);
+	return ret;
+}
+
 static int push(struct hw_evspec **arr, size_t *n, size_t *cap)
 {
 	if (*n == *cap) {
@@ -265,6 +342,12 @@ int hw_parse_events(const char *spec, struct hw_evspec **out, size_t *nout,
 			}
 			arr[first].nr_members = (int)(n - first);
 			p = mods ? mods + mlen : close + 1;
+		} else if (is_tracepoint(p, strcspn(p, ","))) {
+			size_t len = strcspn(p, ",");
+
+			if ((ret = push_tracepoints(p, len, &arr, &n, &cap, err, errlen)) < 0)
+				goto fail;
+			p += len;
 		} else {
 			size_t len = strcspn(p, ",");
 

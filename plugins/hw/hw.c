@@ -192,6 +192,14 @@ static void open_error(struct perfring_backend *b, const struct hw_event *e, int
 		else
 			set_diag(diag, -EOPNOTSUPP, "%s: not supported here; try cpu-clock (perf_event_open: %s)",
 				 e->spec.name, strerror(err));
+	} else if ((err == EACCES || err == EPERM) && e->attr.type == PERFRING_TYPE_TRACEPOINT &&
+		   read_int_file("/proc/sys/kernel/perf_event_paranoid", &max_rate) == 0) {
+		/* The fields (PERF_SAMPLE_RAW) of a tracepoint need level -1. */
+		set_diag(diag, -err,
+			 "%s%s: permission denied: kernel.perf_event_paranoid is %d: tracepoints "
+			 "with their fields (raw data) need -1; run as root or with CAP_PERFMON, "
+			 "or lower it (sysctl kernel.perf_event_paranoid=-1)",
+			 e->spec.name, where, max_rate);
 	} else if (err == EACCES || err == EPERM) {
 		int lvl = 2;
 
@@ -469,10 +477,14 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 		a->sample_type |= PERFRING_SAMPLE_IDENTIFIER;
 	if (o->callchain)
 		a->sample_type |= PERFRING_SAMPLE_CALLCHAIN;
+	if (a->type == PERFRING_TYPE_TRACEPOINT)
+		a->sample_type |= PERFRING_SAMPLE_RAW;	/* the event's fields */
 	/* LOST: records the kernel dropped, even those no LOST record reports. */
 	a->read_format = PERFRING_FORMAT_ID | PERFRING_FORMAT_LOST;
 	if (o->period) {
 		a->sample_period = o->period;
+	} else if (a->type == PERFRING_TYPE_TRACEPOINT && !o->freq) {
+		a->sample_period = 1;	/* perf record: every hit, unless -F/-c */
 	} else {
 		a->sample_period = o->freq ? o->freq : DEFAULT_FREQ;
 		a->flags |= PERFRING_ATTR_FREQ;
@@ -613,8 +625,9 @@ static int open_events(struct perfring_backend *b, bool is_default, struct perfr
 		}
 		if ((berr == EACCES || berr == EPERM) && !b->opts.system_wide &&
 		    !(e->attr.flags & PERFRING_ATTR_EXCLUDE_KERNEL) && paranoid_level() >= 2 &&
-		    !b->fake_errno) {
-			/* As perf does: retry measuring user space only. */
+		    e->attr.type != PERFRING_TYPE_TRACEPOINT && !b->fake_errno) {
+			/* As perf does: retry measuring user space only (not for
+			 * a tracepoint: its fields need level -1 either way). */
 			note(b, PERFRING_LOG_WARN,
 			     "kernel.perf_event_paranoid is %d: measuring user space only (:u)",
 			     paranoid_level());
