@@ -656,7 +656,10 @@ START_TEST(test_fixture)
 }
 END_TEST
 
-/* The fixtures together cover what the issue asks for. */
+/*
+ * The fixtures together hold group and non-group READ samples and every
+ * sample_type field listed below, so each is decoded from real bytes.
+ */
 START_TEST(test_fixture_coverage)
 {
 	uint64_t st = 0;
