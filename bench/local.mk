@@ -1,4 +1,4 @@
-# Benchmarks (issue 8): built and run only by `make bench`, never by
+# Benchmarks: built and run only by `make bench`, never by
 # `make` or `make check`.  bench/run-bench.sh prints one BENCH line per
 # comparison; BENCH_SCALE=0.1 for a quick run, BENCH_REPS for repetitions.
 BENCH_PROGS = bench/ring-bench bench/runstat bench/mkring bench/wl-bench

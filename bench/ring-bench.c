@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * ring-write, ring-read and nested-write benchmarks (issue 8), each against
+ * ring-write, ring-read and nested-write benchmarks, each against
  * what a user would otherwise use, in the same run, on the same records:
  *
  *   ring-write   one producer writes 48-byte FORK / 104-byte MMAP2 records
@@ -40,7 +40,7 @@
 
 #include "bench-common.h"
 
-/* 64 MiB as the issue asks; BENCH_RING_MB overrides it for diagnosis. */
+/* 64 MiB, the ring the targets are set for; BENCH_RING_MB overrides it. */
 static uint64_t RING_SIZE = 64ull << 20;
 #define NSRC 4096		/* distinct records cycled through */
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# `make bench`: every comparison of issue 8, one BENCH line each:
+# `make bench`: every comparison of bench/RESULTS.md, one BENCH line each:
 #   BENCH <name> <ours> <peer> ratio=<x> target=<y> <PASS|MISS>
-# (INFO instead of PASS/MISS where the issue sets no target, SKIP when a
+# (INFO instead of PASS/MISS where a comparison has no target, SKIP when a
 # tool or peer is missing).  Timings of programs are medians of
 # BENCH_TOOL_REPS runs (default 3; a peer that takes longer than
 # BENCH_SLOW seconds, default 20, is run once).  Sizes scale with

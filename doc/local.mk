@@ -7,6 +7,8 @@ man_MANS = doc/perfring-record.1 doc/perfring-dump.1 doc/perfring-replay.1 \
 	doc/libperfring.3
 MAN_FRAGMENTS = doc/common-env.man doc/common-tool.man
 EXTRA_DIST += $(man_MANS:=.in) $(MAN_FRAGMENTS)
+# The format notes the code cites ("doc/perf-format.md 3.4").
+EXTRA_DIST += doc/perf-format.md
 CLEANFILES += $(man_MANS)
 
 MAN_GEN = $(AM_V_GEN)$(MKDIR_P) doc && $(AWK) -v dir='$(srcdir)/doc' -v version='$(VERSION)' -v plugindir='$(plugindir)' \

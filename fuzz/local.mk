@@ -1,4 +1,4 @@
-# Fuzzing (hardening, issue 7).  Every target in fuzz/ is one
+# Fuzzing of the parsers of outside input.  Every target in fuzz/ is one
 # LLVMFuzzerTestOneInput; see fuzz/README.md.
 #
 # Always: fuzz/replay-TARGET, the target linked with a plain main()

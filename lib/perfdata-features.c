@@ -3,7 +3,7 @@
  * perf.data feature sections: names, EVENT_DESC (event names), and a text
  * rendering of the common ones.  Payloads stay in file byte order; every
  * read goes through a bounds-checked cursor that swaps when needed.
- * Encodings: docs perf-abi.md §5.3 (they follow perf's code, not
+ * Encodings: doc/perf-format.md 5.4 (they follow perf's code, not
  * perf.data-file-format.txt, where the two disagree).
  */
 #include "config.h"

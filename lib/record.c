@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * perf record codec: type names, the sample_id_all trailer, SAMPLE and LOST
- * bodies.  Layouts: docs/perf-abi.md sections 2 to 5.
+ * bodies.  Layouts: doc/perf-format.md sections 2 to 5.
  *
  * Decoders never trust a count: every length is checked against the bytes
  * left in the record before it is used, with arithmetic that cannot wrap.

@@ -57,7 +57,7 @@ _Static_assert(offsetof(struct perfring_plugin_descriptor, abi_minor) == 6,
 _Static_assert(offsetof(struct perfring_record_ops, struct_size) == 0,
 	       "record ops ABI: struct_size first");
 
-/* The side-band wire layouts of <perfring/sideband.h> (perf-abi.md 3.1). */
+/* Wire layouts of <perfring/sideband.h>: doc/perf-format.md 3.2 and 3.3. */
 _Static_assert(offsetof(struct perfring_comm_event, comm) == 16, "COMM layout");
 _Static_assert(offsetof(struct perfring_mmap_event, filename) == 40, "MMAP layout");
 _Static_assert(offsetof(struct perfring_mmap2_event, maj) == 40 &&

@@ -51,7 +51,7 @@
  *    never covers a byte that is not committed: only the outermost commit
  *    publishes, after all nested reservations inside it have finished.
  *
- * ---- Nesting (perf-abi 1.4 / 1.9, kernel's 2019 put_handle fix) ---------
+ * ---- Nesting (doc/perf-format.md 1.5, 1.6; the kernel's 2019 fix) -------
  *
  *  reserve:  nest++; signal fence; then read ws->head and claim space with a
  *            CAS loop.  A handler that interrupts between our read and our

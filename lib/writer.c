@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perf.data writer (file and pipe mode).  Formats: docs/perf-abi.md section 5;
- * what perf 6.1 refuses or warns about: sections 5.4, 6 and 7.
+ * perf.data writer (file and pipe mode).  Formats: doc/perf-format.md
+ * section 5; what perf 6.1 refuses or warns about: 4.4, 5.9 and 6.
  *
  * Output layout, file mode:
  *   0                  header (104 bytes; patched at close)
@@ -60,7 +60,7 @@
 #define WR_DEFAULT_ROUND	(4u * 1024u * 1024u)
 #define WR_KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
 
-/* Feature ids (perf-abi.md 5.3). */
+/* Feature ids (doc/perf-format.md 5.4). */
 enum {
 	FEAT_TRACING_DATA = 1,
 	FEAT_BUILD_ID = 2,

@@ -1,5 +1,5 @@
 /*
- * Hardening tests (issue 7): crash safety of file rings under SIGKILL at a
+ * Hardening tests: crash safety of file rings under SIGKILL at a
  * random moment (100 runs), a hostile producer process scribbling over a
  * shared ring while a reader reads it, resource edges of the ring (65528-byte
  * records, a ring of one data page, a 1 GiB ring) and the plugin loader's

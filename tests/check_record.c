@@ -472,7 +472,7 @@ END_TEST
 
 START_TEST(test_min_size)
 {
-	/* fixed bodies from perf-abi.md sections 3.1 and 5.7 */
+	/* fixed bodies from doc/perf-format.md 3.2 and 5.6 */
 	ck_assert_uint_eq(perfring_record_min_size(PERFRING_RECORD_LOST), 24);
 	ck_assert_uint_eq(perfring_record_min_size(PERFRING_RECORD_MMAP), 40);
 	ck_assert_uint_eq(perfring_record_min_size(PERFRING_RECORD_MMAP2), 72);
@@ -656,7 +656,10 @@ START_TEST(test_fixture)
 }
 END_TEST
 
-/* The fixtures together cover what the issue asks for. */
+/*
+ * The fixtures together hold group and non-group READ samples and every
+ * sample_type field listed below, so each is decoded from real bytes.
+ */
 START_TEST(test_fixture_coverage)
 {
 	uint64_t st = 0;
@@ -936,10 +939,10 @@ START_TEST(test_roundtrip_property)
 END_TEST
 
 /*
- * Every field at once, laid out by hand in perf-abi.md 3.2 order (not bit
- * order): IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD READ CALLCHAIN
- * RAW BRANCH_STACK REGS_USER STACK_USER WEIGHT DATA_SRC TRANSACTION
- * REGS_INTR PHYS_ADDR CGROUP DATA_PAGE_SIZE CODE_PAGE_SIZE AUX.
+ * Every field at once, laid out by hand in doc/perf-format.md 3.4 order
+ * (not bit order): IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD READ
+ * CALLCHAIN RAW BRANCH_STACK REGS_USER STACK_USER WEIGHT DATA_SRC
+ * TRANSACTION REGS_INTR PHYS_ADDR CGROUP DATA_PAGE_SIZE CODE_PAGE_SIZE AUX.
  */
 START_TEST(test_sample_field_order)
 {

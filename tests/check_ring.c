@@ -4,7 +4,7 @@
  * nesting, cross-process and crash recovery, hostile rings, overwrite mode.
  *
  * PERFRING_TEST_SCALE=N divides the iteration counts by N.  The default is 1
- * (the full counts of the issue: 10^7 records in the hammer), 2 under
+ * (the full counts: 10^7 records in the hammer), 2 under
  * AddressSanitizer and 10 under ThreadSanitizer.
  */
 #include "config.h"

@@ -1,4 +1,4 @@
-# Documentation, examples, installation and packaging tests (issue 9).
+# Documentation, examples, installation and packaging tests.
 # examples.sh and install.sh build a fresh copy of the tree and install it
 # into a temporary DESTDIR (tests/lib-install.sh, shared with
 # example-plugin.sh).  deb.sh builds the Debian packages (about a minute,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Resource edges through the tools (issue 7):
+# Resource edges through the tools:
 #  - MMAP2 filenames of PATH_MAX-1 (4095) bytes and a 65528-byte MMAP2
 #    record (the largest a u16 size holds) through the whole chain: JSON ->
 #    perfring-replay --ring (ring write) -> perfring-replay (ring read, the

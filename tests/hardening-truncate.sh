@@ -1,5 +1,5 @@
 #!/bin/sh
-# Truncation sweep (issue 7): real perf.data files (tests/fixtures: a
+# Truncation sweep: real perf.data files (tests/fixtures: a
 # file-mode recording of perf record and a pipe-mode one) cut at every record
 # boundary and every distance 1..7 either side (rec-plain: all 24 records; pd-pipe:
 # every 4th record, varied distances), and at 180 random offsets.

@@ -1,4 +1,4 @@
-# Hardening (issue 7, all but the fuzz targets): crash safety, a hostile
+# Hardening (all but the fuzz targets, see fuzz/): crash safety, a hostile
 # ring producer, resource edges, plugin loading rules (check_hardening);
 # truncation sweep of perfring-dump and perfring-replay, the tools on a full
 # disk or an unwritable output (hardening-*.sh).

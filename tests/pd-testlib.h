@@ -4,7 +4,7 @@
  * builder of synthetic perf.data files (any attr size, old 72-byte
  * header), and an independent byte-swapper that turns a little-endian
  * perf.data into the big-endian file a big-endian perf would have written.
- * Written from the format description (docs perf-abi.md), not from
+ * Written from the format description (doc/perf-format.md 5), not from
  * lib/perfdata-swap.c, so that a wrong rule does not cancel itself out.
  */
 #ifndef PERFRING_PD_TESTLIB_H

@@ -2,7 +2,7 @@
 /*
  * Test-side record encoders for the writer tests (COMM, MMAP2, FORK/EXIT,
  * SAMPLE with the sample_id_all trailer).  Written here on purpose, from
- * docs/perf-abi.md section 3, so the writer tests depend on no plugin.
+ * doc/perf-format.md section 3, so the writer tests depend on no plugin.
  * Supported SAMPLE fields: IDENTIFIER, IP, TID, TIME, ID, STREAM_ID, CPU,
  * PERIOD.
  */

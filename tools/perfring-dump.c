@@ -16,9 +16,10 @@
  *             as such), strings NUL-terminated in their field, the plugins'
  *             and the SAMPLE codec's checks (counts running past the
  *             record), sample ids no attr lists, attrs perf cannot mix,
- *             time order (perf.data: perf's FINISHED_ROUND rule, perf-abi
- *             5.5; rings: per task and CPU, as one ring may hold several
- *             kernel rings' records), and the LOST totals in the summary
+ *             time order (perf.data: perf's FINISHED_ROUND rule,
+ *             doc/perf-format.md 5.7; rings: per task and CPU, as one ring
+ *             may hold several kernel rings' records), and the LOST totals
+ *             in the summary
  *   --header  file header, attrs (names, ids) and features
  *
  * Exit: 0 ok, 1 problems found (--check), 2 usage error or unreadable or
@@ -1045,8 +1046,8 @@ static void check_time(struct dump *d, const struct item *it, uint64_t t)
 	if (t == 0 || t == UINT64_MAX)
 		return;		/* perf delivers these at once, unsorted */
 	if (!d->is_ring) {
-		/* perf-abi 5.5: after FINISHED_ROUND k, nothing older than the
-		 * newest record seen before FINISHED_ROUND k-1 */
+		/* doc/perf-format.md 5.7: after FINISHED_ROUND k, nothing
+		 * older than the newest record seen before FINISHED_ROUND k-1 */
 		if (t < d->round_limit)
 			problem(d, it->offset,
 				"%s record time %" PRIu64 " is older than %" PRIu64

@@ -1143,7 +1143,7 @@ static int hw_target(const struct perfring_backend *b, int *pid, int *status)
 /* ---- counting ------------------------------------------------------------- */
 
 /*
- * Parse one read() of an event (sec. 1.8 of perf-abi.md): non-group
+ * Parse one read() of an event (doc/perf-format.md 2): non-group
  * {value, [enabled], [running], [id], [lost]}, or group {nr, [enabled],
  * [running], nr x {value, [id], [lost]}}, taking member pos.  Returns 0 or
  * -EIO if the bytes do not hold it or the id is not the expected one.
