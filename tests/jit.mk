@@ -1,0 +1,12 @@
+# JIT code in profiles: jitdump and perf-map readers, the synthesized ELF
+# (include/perfring/jit.h), perfring-replay --jit, the tinyjit example.
+check_PROGRAMS += tests/check_jit
+tests_check_jit_SOURCES = tests/check_jit.c tests/testutil.h
+tests_check_jit_CPPFLAGS = $(TEST_CPPFLAGS) $(GLIB_CFLAGS)
+tests_check_jit_LDADD = $(TEST_LDADD) $(GLIB_LIBS)
+TESTS += tests/check_jit
+
+# examples/jit: a tiny JIT that writes jitdump through the library.
+noinst_PROGRAMS += examples/jit/tinyjit
+examples_jit_tinyjit_SOURCES = examples/jit/tinyjit.c
+examples_jit_tinyjit_LDADD = lib/libperfring.la
