@@ -266,11 +266,18 @@ PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *
 	eh.e_shstrndx = S_SHSTRTAB;
 
 	memset(ph, 0, sizeof(ph));
+	/*
+	 * One PT_LOAD from file offset 0 at address 0: addresses are file
+	 * offsets.  perf needs only p_vaddr - p_offset to be the same for all
+	 * symbols; elfutils (dwfl_report_elf, hotspot's perfparser) places the
+	 * module at base = map start - pgoff and adds the address of the
+	 * first segment, so that segment has to start at 0.
+	 */
 	ph[0].p_type = PT_LOAD;
 	ph[0].p_flags = PF_R | PF_X;
-	ph[0].p_offset = ph[0].p_vaddr = ph[0].p_paddr = TEXT_OFF;
-	ph[0].p_filesz = code ? e->text_size : 0;
-	ph[0].p_memsz = e->text_size;
+	ph[0].p_offset = ph[0].p_vaddr = ph[0].p_paddr = 0;
+	ph[0].p_filesz = code ? TEXT_OFF + e->text_size : NOTE_OFF + NOTE_SIZE;
+	ph[0].p_memsz = TEXT_OFF + e->text_size;
 	ph[0].p_align = 0x1000;
 	ph[1].p_type = PT_NOTE;
 	ph[1].p_flags = PF_R;
@@ -293,6 +300,8 @@ PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *
 	sh[S_TEXT].sh_size = e->text_size;
 	sh[S_TEXT].sh_addralign = FN_ALIGN;
 	sh[S_NOTE].sh_type = SHT_NOTE;
+	sh[S_NOTE].sh_flags = SHF_ALLOC;
+	sh[S_NOTE].sh_addr = NOTE_OFF;
 	sh[S_NOTE].sh_offset = NOTE_OFF;
 	sh[S_NOTE].sh_size = NOTE_SIZE;
 	sh[S_NOTE].sh_addralign = 4;

@@ -28,6 +28,7 @@ tools_perfring_record_LDADD = $(TOOL_LDADD)
 # perfring-dump --json shares.
 bin_PROGRAMS += tools/perfring-replay
 tools_perfring_replay_SOURCES = tools/perfring-replay.c tools/json-codec.c tools/json-codec.h \
+	tools/jit-bake.c tools/jit-bake.h \
 	tools/tool-common.c tools/tool-common.h
 tools_perfring_replay_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_replay_CFLAGS = $(TOOL_CFLAGS)

@@ -210,7 +210,8 @@ PERFRING_API void perfring_perfmap_close(struct perfring_perfmap *m);
  * Every function added gets its own range of file offsets (never reused),
  * so that two functions loaded at one address, one after the other, map to
  * distinct bytes and symbols.  The output is an ET_DYN ELF64 of the host
- * byte order: one PT_LOAD (R+X, p_offset = p_vaddr) over `.text`, `.symtab`
+ * byte order: one PT_LOAD (R+X, p_offset = p_vaddr = 0) over the headers and
+ * `.text`, `.symtab`
  * + `.strtab` with one FUNC symbol per function, `.note.gnu.build-id` (20
  * bytes, SHA-1 over text, symbols and names).  An MMAP2 of a function's
  * code range with pgoff = the offset perfring_jit_elf_add gave resolves to
