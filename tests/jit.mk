@@ -10,3 +10,9 @@ TESTS += tests/check_jit
 noinst_PROGRAMS += examples/jit/tinyjit
 examples_jit_tinyjit_SOURCES = examples/jit/tinyjit.c
 examples_jit_tinyjit_LDADD = lib/libperfring.la
+
+# End to end with the real perf (and node, java, hotspot-perfparser where
+# installed: those tests skip with the reason otherwise).
+JIT_SH_TESTS = tests/jit-replay.sh
+TESTS += $(JIT_SH_TESTS)
+EXTRA_DIST += $(JIT_SH_TESTS) tests/jit-lib.sh
