@@ -6,7 +6,7 @@
  * and calls them for a while: the first four are hot, with weights 1:2:3:4
  * (10%, 20%, 30%, 40% of the time), the others run once.
  *
- *   tinyjit [-n N] [-t MS] [-s SIZE] [-d DIR] [--reuse] [--move]
+ *   tinyjit [-n N] [-t MS] [-s SIZE] [-d DIR] [--reuse] [--move] [--perf-map]
  *
  * --reuse: instead, one function "reuse_first" runs for MS ms, then its
  *          address gets new code "reuse_second" (a second CODE_LOAD at the
@@ -14,6 +14,8 @@
  *          report the region again as //anon) that runs for MS ms.
  * --move:  the hot functions are copied to a second region and reported
  *          with CODE_MOVE before they are called.
+ * --perf-map: no jitdump: the functions are listed in /tmp/perf-PID.map
+ *          (`START SIZE name` lines), as perf-map-only runtimes do.
  *
  * Record it with `perf record -k mono -- tinyjit` (the records carry
  * CLOCK_MONOTONIC times), then `perfring-replay --jit` or
@@ -90,7 +92,8 @@ int main(int argc, char **argv)
 	struct perfring_diag diag;
 	const char *dir = ".";
 	long n = 64, ms = 1000, size = 64;
-	int reuse = 0, move = 0, err;
+	int reuse = 0, move = 0, perf_map = 0, err;
+	FILE *map = NULL;
 	uint8_t *region, *region2 = NULL;
 	size_t len;
 	char name[64], msg[1024];
@@ -108,16 +111,32 @@ int main(int argc, char **argv)
 			reuse = 1;
 		else if (!strcmp(argv[i], "--move"))
 			move = 1;
+		else if (!strcmp(argv[i], "--perf-map"))
+			perf_map = 1;
 		else {
-			fprintf(stderr, "usage: tinyjit [-n N] [-t MS] [-s SIZE] [-d DIR] [--reuse] [--move]\n");
+			fprintf(stderr, "usage: tinyjit [-n N] [-t MS] [-s SIZE] [-d DIR] [--reuse] "
+				"[--move] [--perf-map]\n");
 			return 2;
 		}
+	}
+	if ((reuse || move) && perf_map) {
+		fprintf(stderr, "tinyjit: --perf-map goes without --reuse and --move\n");
+		return 2;
 	}
 	if (n < HOT || size < 16 || size > 4096 || ms < 1) {
 		fprintf(stderr, "tinyjit: need -n >= %d, 16 <= -s <= 4096, -t >= 1\n", HOT);
 		return 2;
 	}
-	err = perfring_jitdump_writer_open(dir, &diag, &w);
+	if (perf_map) {
+		snprintf(msg, sizeof(msg), "/tmp/perf-%d.map", (int)getpid());
+		map = fopen(msg, "w");
+		if (!map)
+			die(msg, errno);
+		w = NULL;
+		err = 0;
+	} else {
+		err = perfring_jitdump_writer_open(dir, &diag, &w);
+	}
 	if (err) {
 		fprintf(stderr, "tinyjit: %s\n", perfring_diag_format(&diag, msg, sizeof(msg)));
 		return 1;
@@ -158,10 +177,15 @@ int main(int argc, char **argv)
 		};
 
 		gen(f, (size_t)size, i < HOT ? 5000u * (uint32_t)(i + 1) : 10, (unsigned)(i % 251));
+		snprintf(name, sizeof(name), i < HOT ? "hot_fn_%ld" : "jitfn_%ld", i);
+		if (map) {
+			fprintf(map, "%lx %lx %s\n", (unsigned long)(uintptr_t)f,
+				(unsigned long)size, name);
+			continue;
+		}
 		err = perfring_jitdump_write_debug_info(w, (uintptr_t)f, &de, 1);
 		if (err)
 			die("write_debug_info", err);
-		snprintf(name, sizeof(name), i < HOT ? "hot_fn_%ld" : "jitfn_%ld", i);
 		err = perfring_jitdump_write_load(w, name, (uintptr_t)f, f, (uint64_t)size, NULL);
 		if (err)
 			die("write_load", err);
@@ -197,6 +221,8 @@ int main(int argc, char **argv)
 				((fn_t)(void *)(base + i * size))();
 	}
 out:
+	if (map && fclose(map))
+		die("perf map", errno);
 	err = perfring_jitdump_writer_close(w);
 	if (err)
 		die("close", err);
