@@ -411,7 +411,8 @@ PERFRING_API int perfring_jitdump_next(struct perfring_jitdump *r,
 		if (size > REC_MAX)
 			return bad(r, diag, off, "record type %" PRIu32 ": size %" PRIu32
 				   " above the %u MiB limit", id, size, REC_MAX >> 20);
-		if (remaining(r) < size) {
+		/* (fstat only when the buffer does not hold the record yet) */
+		if (r->end - r->pos < size && remaining(r) < size) {
 			/* A record still being written: stop after the last whole one. */
 			r->st.truncated_bytes = remaining(r);
 			r->done = 1;
