@@ -13,6 +13,7 @@ examples_jit_tinyjit_LDADD = lib/libperfring.la
 
 # End to end with the real perf (and node, java, hotspot-perfparser where
 # installed: those tests skip with the reason otherwise).
-JIT_SH_TESTS = tests/jit-replay.sh tests/jit-node.sh tests/jit-perfparser.sh
+JIT_SH_TESTS = tests/jit-replay.sh tests/jit-node.sh tests/jit-perfparser.sh \
+	tests/jit-record.sh tests/jit-java.sh
 TESTS += $(JIT_SH_TESTS)
 EXTRA_DIST += $(JIT_SH_TESTS) tests/jit-lib.sh

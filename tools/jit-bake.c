@@ -449,3 +449,152 @@ int jit_bake_next(struct jit_bake *b, const void **rec, size_t *size)
 	}
 	return 0;
 }
+
+/* ---- a whole perf.data rewritten (perfring-record) --------------------------- */
+
+#define FILE_BATCH 256
+
+/* Feed up to FILE_BATCH records of pd to source src; *done at the end. */
+static int copy_batch(struct jit_bake *b, struct perfring_perfdata *pd,
+		      struct perfring_writer *w, int src, const char *in, bool *done)
+{
+	struct perfring_perfdata_record r;
+	struct perfring_diag diag;
+	int ret;
+
+	for (int n = 0; n < FILE_BATCH; n++) {
+		tool_diag_reset(&diag);
+		ret = perfring_perfdata_next(pd, &r, &diag);
+		if (ret <= 0) {
+			if (ret < 0)
+				tool_error_diag(&diag);
+			*done = true;
+			return ret < 0 ? -1 : 0;
+		}
+		if (r.flags & PERFRING_PERFDATA_REC_COMPRESSED)
+			;	/* the records inside: kept below */
+		else if (r.type == PERFRING_RECORD_COMPRESSED)
+			continue;
+		if (r.type == PERFRING_RECORD_HEADER_ATTR || r.type == PERFRING_RECORD_FINISHED_ROUND)
+			continue;
+		if (jit_bake_drop(b, r.attr, r.header, r.size))
+			continue;
+		tool_diag_reset(&diag);
+		ret = perfring_writer_write(w, src, r.header, r.size, &diag);
+		if (ret < 0 && ret != -EINVAL) {
+			tool_error_diag(&diag);
+			return -1;
+		}
+		if (ret < 0) {
+			tool_error("%s: offset %#" PRIx64 ": %s", in, r.offset, diag.msg);
+			b->st.problems++;
+		}
+	}
+	return 0;
+}
+
+int jit_bake_file(const char *path, int argc, const char *const *argv,
+		  const char *map_dir, struct jit_bake_stats *st)
+{
+	struct perfring_perfdata *pd = NULL;
+	struct perfring_perfdata_record r;
+	struct perfring_writer *w = NULL;
+	struct perfring_diag diag;
+	const struct perfring_attr *ev = NULL;
+	struct jit_bake *b = jit_bake_new(path, map_dir);
+	uint64_t ev_id = 0;
+	bool done = false, jdone = false;
+	int ret, status = -1, jsrc;
+
+	memset(st, 0, sizeof(*st));
+	tool_diag_reset(&diag);
+	if (perfring_perfdata_open(path, NULL, &diag, &pd) < 0) {
+		tool_error_diag(&diag);
+		goto out;
+	}
+	while ((ret = perfring_perfdata_next(pd, &r, &diag)) == 1)
+		jit_bake_scan(b, r.attr, r.header, r.size);
+	for (size_t i = 0; i < perfring_perfdata_nr_attrs(pd) && !ev; i++) {
+		const struct perfring_attr *a;
+		const uint64_t *ids;
+		size_t nr;
+
+		if (perfring_perfdata_attr(pd, i, &a, &ids, &nr, NULL) == 0 &&
+		    (a->flags & PERFRING_ATTR_MMAP || i + 1 == perfring_perfdata_nr_attrs(pd))) {
+			ev = a;
+			ev_id = nr ? ids[0] : 0;
+		}
+	}
+	if (!ev || jit_bake_build(b, ev, ev_id) < 0)
+		goto out;
+	if (!b->st.elfs) {
+		status = 0;	/* no JIT here: the file stays as it is */
+		goto out;
+	}
+	perfring_perfdata_close(pd);
+	pd = NULL;
+	tool_diag_reset(&diag);
+	if (perfring_perfdata_open(path, NULL, &diag, &pd) < 0) {
+		tool_error_diag(&diag);
+		goto out;
+	}
+	{
+		PERFRING_WRITER_OPTS(o, .path = path, .kmap = PERFRING_WRITER_KMAP_NONE,
+				     .argc = argc, .argv = argv);
+
+		if (perfring_writer_open(&o, &diag, &w) < 0) {
+			tool_error_diag(&diag);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < perfring_perfdata_nr_attrs(pd); i++) {
+		const struct perfring_attr *a;
+		const uint64_t *ids;
+		const char *name;
+		size_t nr;
+
+		perfring_perfdata_attr(pd, i, &a, &ids, &nr, &name);
+		if (perfring_writer_add_event(w, a, nr ? ids : NULL, (uint32_t)nr, name, &diag) < 0) {
+			tool_error_diag(&diag);
+			goto out;
+		}
+	}
+	perfring_writer_add_source(w);
+	jsrc = perfring_writer_add_source(w);
+	while (!done || !jdone) {
+		if (!done) {
+			if (copy_batch(b, pd, w, 0, path, &done) < 0)
+				goto out;
+			if (done && perfring_writer_end_source(w, 0, &diag) < 0)
+				goto out;
+		}
+		for (int n = 0; !jdone && n < FILE_BATCH; n++) {
+			const void *rec;
+			size_t size;
+
+			if (jit_bake_next(b, &rec, &size) != 1) {
+				jdone = true;
+				if (perfring_writer_end_source(w, jsrc, &diag) < 0)
+					goto out;
+				break;
+			}
+			if (perfring_writer_write(w, jsrc, rec, size, &diag) < 0) {
+				tool_error_diag(&diag);
+				goto out;
+			}
+		}
+	}
+	ret = perfring_writer_close(w, &diag);
+	w = NULL;
+	if (ret < 0) {
+		tool_error_diag(&diag);
+		goto out;
+	}
+	status = 0;
+out:
+	*st = b->st;
+	perfring_writer_abort(w);
+	perfring_perfdata_close(pd);
+	jit_bake_free(b);
+	return status;
+}

@@ -51,4 +51,14 @@ int jit_bake_next(struct jit_bake *b, const void **rec, size_t *size);
 void jit_bake_get_stats(const struct jit_bake *b, struct jit_bake_stats *st);
 void jit_bake_free(struct jit_bake *b);
 
+/*
+ * The same for a whole perf.data file in place (perfring-record at the
+ * end): scan it, and if a process has JIT code, write its ELF beside it
+ * and rewrite the file with the MMAP2s merged in (argc/argv: the CMDLINE
+ * feature).  A file without JIT code is left as it is.  Returns 0 (st
+ * filled) or -1 (message printed; the file is then unchanged).
+ */
+int jit_bake_file(const char *path, int argc, const char *const *argv,
+		  const char *map_dir, struct jit_bake_stats *st);
+
 #endif

@@ -17,7 +17,8 @@ tools_perfring_dump_LDADD = $(TOOL_LDADD) -lpthread
 
 # perfring-record loads the hw backend as a plugin (never linked in).
 bin_PROGRAMS += tools/perfring-record
-tools_perfring_record_SOURCES = tools/perfring-record.c tools/tool-common.c tools/tool-common.h
+tools_perfring_record_SOURCES = tools/perfring-record.c tools/tool-common.c tools/tool-common.h \
+	tools/jit-bake.c tools/jit-bake.h
 tools_perfring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
 	-DPERFRING_BUILD_DIR='"$(abs_top_builddir)"' \
 	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH):$(HW_PLUGIN_PATH)"'
