@@ -17,3 +17,5 @@ JIT_SH_TESTS = tests/jit-replay.sh tests/jit-node.sh tests/jit-perfparser.sh \
 	tests/jit-record.sh tests/jit-java.sh
 TESTS += $(JIT_SH_TESTS)
 EXTRA_DIST += $(JIT_SH_TESTS) tests/jit-lib.sh
+# (bench/jit-bench.sh is in bench/local.mk, the corpora in fuzz/local.mk)
+EXTRA_DIST += doc/jit.md examples/jit/README.md examples/jit/GNUmakefile
