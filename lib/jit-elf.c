@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "jit-internal.h"
 
 #define NOTE_OFF	0xb0u	/* after the ELF header and two program headers */
 #define NOTE_SIZE	36u	/* Nhdr 12 + "GNU\0" + 20-byte id */
@@ -56,17 +56,6 @@ struct perfring_jit_elf {
 	GString *strtab;
 };
 
-static uint32_t host_machine(void)
-{
-#if defined(__x86_64__)
-	return EM_X86_64;
-#elif defined(__aarch64__)
-	return EM_AARCH64;
-#else
-	return EM_NONE;
-#endif
-}
-
 PERFRING_API int perfring_jit_elf_new(uint32_t elf_mach, struct perfring_jit_elf **out)
 {
 	struct perfring_jit_elf *e;
@@ -76,7 +65,7 @@ PERFRING_API int perfring_jit_elf_new(uint32_t elf_mach, struct perfring_jit_elf
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->machine = elf_mach ? elf_mach : host_machine();
+	e->machine = elf_mach ? elf_mach : pr_jit_host_machine();
 	e->fns = g_array_new(FALSE, FALSE, sizeof(struct jit_fn));
 	e->strtab = g_string_new_len("", 1);
 	*out = e;
@@ -360,6 +349,10 @@ out:
 	return err;
 }
 
+/*
+ * The plugins/mmap2 plugin encodes MMAP2 records in general; the library
+ * cannot call a plugin, and a JIT map is always this one form.
+ */
 PERFRING_API int perfring_jit_mmap2_encode(const struct perfring_attr *attr,
 					   const struct perfring_jit_mmap2 *m,
 					   void *buf, size_t len)

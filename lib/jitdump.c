@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "jit-internal.h"
 
 #define HDR_SIZE 40u
 #define PREFIX 16u
@@ -109,8 +109,11 @@ static uint64_t remaining(struct perfring_jitdump *r)
 {
 	struct stat sb;
 
-	if (r->fd < 0 || r->eof || fstat(r->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+	if (r->fd < 0 || r->eof)
 		return r->end - r->pos;
+	/* A pipe: unknown, fill() finds out (with the REC_MAX bound). */
+	if (fstat(r->fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return UINT64_MAX;
 	if ((uint64_t)sb.st_size < r->base + r->pos)
 		return 0;
 	return (uint64_t)sb.st_size - (r->base + r->pos);
@@ -131,16 +134,21 @@ static int bad(struct perfring_jitdump *r, struct perfring_diag *diag, uint64_t 
 	return -EBADMSG;
 }
 
+static int read_failed(struct perfring_jitdump *r, struct perfring_diag *diag,
+		       uint64_t off, int err)
+{
+	pr_diag_set(diag, err, r->name, off, "cannot read: %s", strerror(-err));
+	return r->failed = err;
+}
+
 static int read_header(struct perfring_jitdump *r, struct perfring_diag *diag)
 {
 	ssize_t got = fill(r, HDR_SIZE);
 	const uint8_t *p;
 	uint32_t magic;
 
-	if (got < 0) {
-		pr_diag_set(diag, (int)got, r->name, 0, "cannot read: %s", strerror((int)-got));
-		return (int)got;
-	}
+	if (got < 0)
+		return read_failed(r, diag, 0, (int)got);
 	if (got < 4)
 		return bad(r, diag, 0, "not a jitdump file: %zd bytes, no magic", got);
 	p = r->mem + r->pos;
@@ -172,10 +180,8 @@ static int read_header(struct perfring_jitdump *r, struct perfring_diag *diag)
 		return bad(r, diag, 32, "unknown jitdump header flags 0x%" PRIx64, r->hdr.flags);
 	/* Skip the header, extra bytes included. */
 	got = fill(r, r->hdr.total_size);
-	if (got < 0) {
-		pr_diag_set(diag, (int)got, r->name, 0, "cannot read: %s", strerror((int)-got));
-		return (int)got;
-	}
+	if (got < 0)
+		return read_failed(r, diag, 0, (int)got);
 	if ((size_t)got < r->hdr.total_size)
 		return bad(r, diag, HDR_SIZE, "jitdump header of %" PRIu32 " bytes cut short",
 			   r->hdr.total_size);
@@ -391,11 +397,8 @@ PERFRING_API int perfring_jitdump_next(struct perfring_jitdump *r,
 			return 0;
 		off = r->base + r->pos;
 		got = fill(r, PREFIX);
-		if (got < 0) {
-			pr_diag_set(diag, (int)got, r->name, off, "cannot read: %s",
-				    strerror((int)-got));
-			return r->failed = (int)got;
-		}
+		if (got < 0)
+			return read_failed(r, diag, off, (int)got);
 		if ((size_t)got < PREFIX) {
 			r->st.truncated_bytes = (uint64_t)got;
 			r->done = 1;
@@ -419,11 +422,8 @@ PERFRING_API int perfring_jitdump_next(struct perfring_jitdump *r,
 			return 0;
 		}
 		got = fill(r, size);
-		if (got < 0) {
-			pr_diag_set(diag, (int)got, r->name, off, "cannot read: %s",
-				    strerror((int)-got));
-			return r->failed = (int)got;
-		}
+		if (got < 0)
+			return read_failed(r, diag, off, (int)got);
 		if ((size_t)got < size) {
 			r->st.truncated_bytes = (uint64_t)got;
 			r->done = 1;
@@ -530,7 +530,7 @@ PERFRING_API uint64_t perfring_jit_timestamp(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint32_t host_machine(void)
+uint32_t pr_jit_host_machine(void)
 {
 #if defined(__x86_64__)
 	return EM_X86_64;
@@ -599,7 +599,7 @@ PERFRING_API int perfring_jitdump_writer_open(const char *dir, struct perfring_d
 	pr_put32(h, PERFRING_JITDUMP_MAGIC);
 	pr_put32(h + 4, PERFRING_JITDUMP_VERSION);
 	pr_put32(h + 8, HDR_SIZE);
-	pr_put32(h + 12, host_machine());
+	pr_put32(h + 12, pr_jit_host_machine());
 	pr_put32(h + 16, 0);
 	pr_put32(h + 20, (uint32_t)getpid());
 	pr_put64(h + 24, perfring_jit_timestamp());

@@ -4,6 +4,7 @@ lib_libperfring_la_SOURCES = \
 	lib/internal.h \
 	lib/common.c \
 	lib/jit-elf.c \
+	lib/jit-internal.h \
 	lib/jitdump.c \
 	lib/perfdata.c \
 	lib/perfdata-features.c \

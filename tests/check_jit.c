@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -261,6 +262,42 @@ START_TEST(test_read_both_orders)
 		perfring_jitdump_close(r);
 		g_byte_array_free(d.b, TRUE);
 	}
+}
+END_TEST
+
+/* Through a pipe fed in small pieces: no size known in advance. */
+START_TEST(test_read_pipe)
+{
+	struct perfring_jitdump *r;
+	struct perfring_diag diag;
+	struct dump d;
+	char path[64];
+	int fds[2];
+	pid_t pid;
+
+	build_sample(&d, 0);
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		for (guint off = 0; off < d.b->len; off += 7) {
+			guint n = d.b->len - off < 7 ? d.b->len - off : 7;
+
+			if (write(fds[1], d.b->data + off, n) != (ssize_t)n)
+				_exit(1);
+			usleep(200);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[0]);
+	ck_assert_int_eq(perfring_jitdump_open(path, &diag, &r), 0);
+	check_sample(r, 0);
+	perfring_jitdump_close(r);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	g_byte_array_free(d.b, TRUE);
 }
 END_TEST
 
@@ -799,6 +836,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, mk_tmpdir, rm_tmpdir);
 	tcase_add_test(tc, test_read_both_orders);
+	tcase_add_test(tc, test_read_pipe);
 	tcase_add_test(tc, test_cut_everywhere);
 	tcase_add_test(tc, test_damage);
 	tcase_add_test(tc, test_bad_header);
