@@ -742,6 +742,16 @@ static int writer_finish(struct perfring_writer *w)
 
 /* ---- --jit: JIT symbols baked in (tools/jit-bake.c) ------------------------ */
 
+static void restore_stderr(int *fd)
+{
+	if (*fd < 0)
+		return;
+	fflush(stderr);
+	dup2(*fd, 2);
+	close(*fd);
+	*fd = -1;
+}
+
 /*
  * A first pass over the inputs finds the marker maps and the anonymous exec
  * maps; then the dumps (or perf maps) are read and the ELFs written.
@@ -754,7 +764,25 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 	const struct event *ev = NULL;
 	unsigned saved = problems;
 	struct jit_bake_stats st;
+	int err_fd = -1, null_fd;
 
+	/*
+	 * The inputs were opened (and their open errors shown) already; what
+	 * this pass finds wrong in them the second pass reports, once.
+	 */
+	for (int i = 0; i < nin; i++)
+		if (!strcmp(paths[i], "-")) {
+			tool_error("--jit reads its inputs twice: name a file, not -");
+			goto fail;
+		}
+	fflush(stderr);
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null_fd >= 0) {
+		err_fd = dup(2);
+		if (err_fd >= 0)
+			dup2(null_fd, 2);
+		close(null_fd);
+	}
 	for (int i = 0; i < nin; i++) {
 		struct input scan = { .path = paths[i] };
 		const struct perfring_attr *attr;
@@ -762,10 +790,6 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 		size_t size;
 		uint64_t off;
 
-		if (!strcmp(paths[i], "-")) {
-			tool_error("--jit reads its inputs twice: name a file, not -");
-			goto fail;
-		}
 		if (input_open(&scan) < 0) {
 			input_close(&scan);
 			goto fail;
@@ -774,6 +798,7 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 			jit_bake_scan(b, attr, rec, size);
 		input_close(&scan);
 	}
+	restore_stderr(&err_fd);
 	/* Problems of the inputs are counted (and shown) by the second pass. */
 	problems = saved;
 	/* The MMAP2s carry the trailer of the event that tracks maps. */
@@ -798,6 +823,7 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 			   "(perf record -k mono): JIT maps may land at the wrong time");
 	return b;
 fail:
+	restore_stderr(&err_fd);
 	jit_bake_free(b);
 	return NULL;
 }
