@@ -8,7 +8,8 @@
 #  - CODE_MOVE: the moved functions resolve at their new addresses;
 #  - one address reused for two functions one after the other (with an
 #    mprotect cycle between, so the kernel reports the region again as
-#    //anon): each function gets its own half;
+#    //anon): each function gets its own half, where a perf map listing
+#    both (perf's own lookup, no time) gives nearly all to one name;
 #  - a dump cut mid-record (a runtime still writing) is read up to its last
 #    whole record; a damaged record is reported with the dump's name and
 #    offset, exit 1, and the functions before it still resolve.
@@ -85,6 +86,32 @@ at_least "$a" 35 || fail "reuse_first has $a% (expected about half)"
 at_least "$b" 35 || fail "reuse_second has $b% (expected about half)"
 grep -q 'anonymous exec maps' "$d/replay.err" || fail "reuse summary: $(cat "$d/replay.err")"
 no_warnings "$d/out.data"
+# What a perf map (no time) does with the same recording: one name for all.
+pid=$("$perf" script -i "$d/perf.data" -F comm,pid 2>/dev/null |
+	awk '$1 == "tinyjit" { print $2; exit }')
+addr=$(python3 - "$d/jit-$pid.dump" <<'PY' 2>/dev/null
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+off = 40
+while off + 16 <= len(b):
+    rid, size = struct.unpack_from('<II', b, off)
+    if rid == 0:
+        print('%x %x' % struct.unpack_from('<QQ', b, off + 32))
+        break
+    off += size
+PY
+)
+if [ -n "$pid" ] && [ -n "$addr" ]; then
+	printf '%s reuse_first\n%s reuse_second\n' "$addr" "$addr" >"/tmp/perf-$pid.map"
+	a=$(share "$d/perf.data" reuse_first)
+	b=$(share "$d/perf.data" reuse_second)
+	rm -f "/tmp/perf-$pid.map"
+	echo "$name: the same address through a perf map: reuse_first $a%, reuse_second $b%"
+	at_least "$(awk -v a="$a" -v b="$b" 'BEGIN { print (a > b ? a : b) }')" 85 ||
+		fail "perf map: expected one name for nearly all samples, got $a% and $b%"
+else
+	fail "reuse: no pid or load address found (python3 missing?)"
+fi
 
 # --- a dump still being written, a damaged dump ---------------------------------
 d=$tmp/hot
