@@ -296,5 +296,8 @@ fi
 echo "INFO memory: perf.data $(mb "$dsize") MB; perf report --stats ${perf_t}s"
 TREPS=$TREPS_SAVE
 
+# JIT symbols: perfring-replay --jit against perf inject --jit
+. "$SRC/bench/jit-bench.sh"
+
 echo "INFO bench took $(( $(date +%s) - T0 ))s"
 test "${BENCH_KEEP:-0}" = 1 || rm -rf "$W"

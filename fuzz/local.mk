@@ -13,7 +13,7 @@
 # seconds starting from its corpus.  Without it `make fuzz-smoke` says how
 # to enable fuzzing and runs the replay drivers.
 
-FUZZ_TARGETS = ring record sideband perfdata json
+FUZZ_TARGETS = ring record sideband perfdata json jitdump perfmap
 FUZZ_SMOKE_TIME = 20
 FUZZ_SMOKE_FLAGS = -max_total_time=$(FUZZ_SMOKE_TIME) -timeout=25 \
 	-rss_limit_mb=2048 -print_final_stats=1
@@ -34,7 +34,7 @@ FUZZ_JC_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 FUZZ_JC_LIBS = $(FUZZ_LIBS) $(GLIB_LIBS)
 
 FUZZ_REPLAY_PROGS = fuzz/replay-ring fuzz/replay-record fuzz/replay-sideband \
-	fuzz/replay-perfdata fuzz/replay-json
+	fuzz/replay-perfdata fuzz/replay-json fuzz/replay-jitdump fuzz/replay-perfmap
 check_PROGRAMS += $(FUZZ_REPLAY_PROGS)
 TESTS += $(FUZZ_REPLAY_PROGS)
 
@@ -66,6 +66,17 @@ fuzz_replay_json_LDFLAGS = $(FUZZ_LINKFLAGS)
 fuzz_replay_json_LDADD = $(FUZZ_JC_LIBS)
 EXTRA_fuzz_replay_json_DEPENDENCIES = $(plugin_LTLIBRARIES)
 
+# The JIT readers (include/perfring/jit.h).
+fuzz_replay_jitdump_SOURCES = fuzz/fuzz-jitdump.c $(FUZZ_REPLAY_COMMON)
+fuzz_replay_jitdump_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"jitdump"'
+fuzz_replay_jitdump_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_replay_jitdump_LDADD = $(FUZZ_LIBS)
+
+fuzz_replay_perfmap_SOURCES = fuzz/fuzz-perfmap.c $(FUZZ_REPLAY_COMMON)
+fuzz_replay_perfmap_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"perfmap"'
+fuzz_replay_perfmap_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_replay_perfmap_LDADD = $(FUZZ_LIBS)
+
 # Seed generator (fuzz/README.md): `make fuzz/gen-seeds`, never installed.
 EXTRA_PROGRAMS = fuzz/gen-seeds
 fuzz_gen_seeds_SOURCES = fuzz/gen-seeds.c tests/pd-testlib.c tests/pd-testlib.h
@@ -78,7 +89,7 @@ EXTRA_DIST += fuzz/README.md fuzz/corpus fuzz/regressions
 
 if ENABLE_FUZZING
 FUZZ_PROGS = fuzz/fuzz-ring fuzz/fuzz-record fuzz/fuzz-sideband fuzz/fuzz-perfdata \
-	fuzz/fuzz-json
+	fuzz/fuzz-json fuzz/fuzz-jitdump fuzz/fuzz-perfmap
 noinst_PROGRAMS += $(FUZZ_PROGS)
 FUZZ_LINK = $(FUZZ_LINKFLAGS) -fsanitize=fuzzer
 
@@ -109,6 +120,16 @@ fuzz_fuzz_json_CFLAGS = $(FUZZ_JC_CFLAGS)
 fuzz_fuzz_json_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_json_LDADD = $(FUZZ_JC_LIBS)
 EXTRA_fuzz_fuzz_json_DEPENDENCIES = $(plugin_LTLIBRARIES)
+
+fuzz_fuzz_jitdump_SOURCES = fuzz/fuzz-jitdump.c $(FUZZ_COMMON)
+fuzz_fuzz_jitdump_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_jitdump_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_jitdump_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_perfmap_SOURCES = fuzz/fuzz-perfmap.c $(FUZZ_COMMON)
+fuzz_fuzz_perfmap_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_perfmap_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_perfmap_LDADD = $(FUZZ_LIBS)
 
 # Fuzz each target for FUZZ_SMOKE_TIME seconds from its committed corpus.
 # New inputs go to fuzz/work/TARGET and crashes to fuzz/artifacts/ in the

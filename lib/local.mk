@@ -3,10 +3,14 @@ lib_libperfring_la_SOURCES = \
 	lib/barrier.h \
 	lib/internal.h \
 	lib/common.c \
+	lib/jit-elf.c \
+	lib/jit-internal.h \
+	lib/jitdump.c \
 	lib/perfdata.c \
 	lib/perfdata-features.c \
 	lib/perfdata-private.h \
 	lib/perfdata-swap.c \
+	lib/perfmap.c \
 	lib/record.c \
 	lib/registry.c \
 	lib/ring.c \

@@ -4,7 +4,8 @@
 set -e
 pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
       libglib2.0-dev check libzstd-dev linux-perf clang valgrind binutils
-      groff-base debhelper dpkg-dev fakeroot"
+      groff-base debhelper dpkg-dev fakeroot
+      nodejs default-jdk-headless hotspot python3"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -23,3 +23,4 @@ RING_TESTS = tests/check_ring tests/check_dump_count
 TESTS += tests/check_record tests/check_ring tests/symbols.sh tests/headers-cxx.sh
 
 EXTRA_DIST += tests/symbols.sh tests/headers-cxx.sh tests/fixtures
+include tests/jit.mk

@@ -18,7 +18,7 @@ tools_perfring_dump_LDADD = $(TOOL_LDADD) -lpthread
 # perfring-record loads the hw backend as a plugin (never linked in).
 bin_PROGRAMS += tools/perfring-record
 tools_perfring_record_SOURCES = tools/perfring-record.c tools/tool-common.c tools/tool-common.h \
-	tools/compress-opt.c tools/compress-opt.h
+	tools/compress-opt.c tools/compress-opt.h tools/jit-bake.c tools/jit-bake.h
 tools_perfring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
 	-DPERFRING_BUILD_DIR='"$(abs_top_builddir)"' \
 	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH):$(HW_PLUGIN_PATH)"'
@@ -29,6 +29,7 @@ tools_perfring_record_LDADD = $(TOOL_LDADD)
 # perfring-dump --json shares.
 bin_PROGRAMS += tools/perfring-replay
 tools_perfring_replay_SOURCES = tools/perfring-replay.c tools/json-codec.c tools/json-codec.h \
+	tools/jit-bake.c tools/jit-bake.h \
 	tools/tool-common.c tools/tool-common.h tools/compress-opt.c tools/compress-opt.h
 tools_perfring_replay_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_replay_CFLAGS = $(TOOL_CFLAGS)

@@ -25,6 +25,7 @@
 #include <perfring/plugin.h>
 
 #include "compress-opt.h"
+#include "jit-bake.h"
 #include "tool-common.h"
 
 static gchar **opt_events;
@@ -43,6 +44,7 @@ static gboolean opt_version;
 static gboolean opt_list_plugins;
 static gboolean opt_verbose;
 static gchar **opt_cmd;
+static gboolean opt_no_jit;
 
 static const GOptionEntry entries[] = {
 	{ "event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &opt_events,
@@ -73,6 +75,9 @@ static const GOptionEntry entries[] = {
 	  "Count instead of sampling, and print the counts as perf stat does", NULL },
 	{ "mmap-pages", 'm', 0, G_OPTION_ARG_INT, &opt_pages,
 	  "Data pages of each kernel ring (a power of two, default 128)", "PAGES" },
+	{ "no-jit", 0, 0, G_OPTION_ARG_NONE, &opt_no_jit,
+	  "Do not bake JIT symbols (jitdumps, /tmp/perf-PID.map) into the perf.data "
+	  "(default: one ELF per JIT process beside it)", NULL },
 	{ "list-plugins", 0, 0, G_OPTION_ARG_NONE, &opt_list_plugins,
 	  "List the plugins found and exit", NULL },
 	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose,
@@ -364,6 +369,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	uint64_t lost = 0;
 	int ret, exit_code = TOOL_EXIT_OK;
 	struct stat st;
+	struct jit_bake_stats jit = { 0 };
 
 	for (uint32_t i = 0; i < nev; i++) {
 		struct perfring_backend_event ev = { .sz = sizeof(ev) };
@@ -503,6 +509,10 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 			goto out;
 		}
 	}
+	/* JIT symbols: tools/jit-bake.c rewrites the file if it has any. */
+	if (!opt_no_jit && out && strcmp(out, "-") != 0 &&
+	    jit_bake_file(out, argc, (const char *const *)argv, NULL, &jit) < 0)
+		r.problems = 1;
 	if (r.problems)
 		exit_code = TOOL_EXIT_PROBLEMS;
 	if (r.rejected > 1)
@@ -525,6 +535,9 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		if (out && compress_opt_level())	/* as perf record -z says it */
 			g_string_append_printf(s, ", compressed (original %.3f MB)",
 					       (double)r.bytes / (1024.0 * 1024.0));
+		if (jit.elfs)
+			g_string_append_printf(s, "; %" PRIu64 " JIT functions resolved (%s)",
+					       jit.functions, jit.elfs == 1 ? "1 ELF" : "ELFs");
 		if (r.ringfile)
 			g_string_append_printf(s, "; ring %s keeps the newest %" PRIu64 " bytes",
 					       opt_ring, perfring_ring_data_size(r.ringfile));

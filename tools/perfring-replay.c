@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "compress-opt.h"
+#include "jit-bake.h"
 #include "json-codec.h"
 #include "tool-common.h"
 
@@ -43,6 +44,8 @@ static gboolean opt_json_out;
 static gboolean opt_list_plugins;
 static gboolean opt_verbose;
 static gboolean opt_version;
+static gboolean opt_jit;
+static gchar *opt_perf_map_dir;
 
 static const GOptionEntry entries[] = {
 	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
@@ -58,6 +61,12 @@ static const GOptionEntry entries[] = {
 	  "auto: write a [kernel.kallsyms] map (or set exclude_kernel) for events that do "
 	  "not exclude the kernel; exclude: always set exclude_kernel; none: events as they "
 	  "are (default: none for perf.data inputs, auto otherwise)", "auto|exclude|none" },
+	{ "jit", 'j', 0, G_OPTION_ARG_NONE, &opt_jit,
+	  "Bake JIT symbols in: read the jitdumps the input's marker maps name (or "
+	  "/tmp/perf-PID.map) and write one ELF per JIT process beside OUT, with MMAP2 "
+	  "records into it (record with perf record -k mono)", NULL },
+	{ "perf-map-dir", 0, 0, G_OPTION_ARG_FILENAME, &opt_perf_map_dir,
+	  "With --jit: read perf-PID.map files from DIR (default: /tmp)", "DIR" },
 	{ "json-out", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_json_out,
 	  "Debug: print the inputs as JSON lines on standard output", NULL },
 	{ "list-plugins", 0, 0, G_OPTION_ARG_NONE, &opt_list_plugins,
@@ -764,11 +773,141 @@ static int writer_finish(struct perfring_writer *w)
 	return 0;
 }
 
+/* ---- --jit: JIT symbols baked in (tools/jit-bake.c) ------------------------ */
+
+static void restore_stderr(int *fd)
+{
+	if (*fd < 0)
+		return;
+	fflush(stderr);
+	dup2(*fd, 2);
+	close(*fd);
+	*fd = -1;
+}
+
+/*
+ * A first pass over the inputs finds the marker maps and the anonymous exec
+ * maps; then the dumps (or perf maps) are read and the ELFs written.
+ * Returns the baker, or NULL (message printed).
+ */
+static struct jit_bake *jit_prepare(int nin, char **paths)
+{
+	const char *base = strcmp(opt_output, "-") ? opt_output : paths[0];
+	struct jit_bake *b = jit_bake_new(base, opt_perf_map_dir);
+	const struct event *ev = NULL;
+	unsigned saved = problems;
+	struct jit_bake_stats st;
+	int err_fd = -1, null_fd;
+
+	/*
+	 * The inputs were opened (and their open errors shown) already; what
+	 * this pass finds wrong in them the second pass reports, once.
+	 */
+	for (int i = 0; i < nin; i++)
+		if (!strcmp(paths[i], "-")) {
+			tool_error("--jit reads its inputs twice: name a file, not -");
+			goto fail;
+		}
+	fflush(stderr);
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null_fd >= 0) {
+		err_fd = dup(2);
+		if (err_fd >= 0)
+			dup2(null_fd, 2);
+		close(null_fd);
+	}
+	for (int i = 0; i < nin; i++) {
+		struct input scan = { .path = paths[i] };
+		const struct perfring_attr *attr;
+		const void *rec;
+		size_t size;
+		uint64_t off;
+
+		if (input_open(&scan) < 0) {
+			input_close(&scan);
+			goto fail;
+		}
+		while (input_next(&scan, &rec, &size, &off, &attr) == 1)
+			jit_bake_scan(b, attr, rec, size);
+		input_close(&scan);
+	}
+	restore_stderr(&err_fd);
+	/* Problems of the inputs are counted (and shown) by the second pass. */
+	problems = saved;
+	/* The MMAP2s carry the trailer of the event that tracks maps. */
+	for (size_t i = 0; i < events->len && !ev; i++) {
+		const struct event *e = events->pdata[i];
+
+		if (e->attr.flags & PERFRING_ATTR_MMAP)
+			ev = e;
+	}
+	if (!ev && events->len)
+		ev = events->pdata[0];
+	if (!ev) {
+		tool_error("--jit: the input has no event");
+		goto fail;
+	}
+	if (jit_bake_build(b, &ev->attr, ev->nr_ids ? ev->ids[0] : 0) < 0)
+		goto fail;
+	jit_bake_get_stats(b, &st);
+	problems += (unsigned)st.problems;
+	if (st.elfs && !((ev->attr.flags & PERFRING_ATTR_USE_CLOCKID) && ev->attr.clockid == 1))
+		tool_error("warning: --jit: the events were not recorded with CLOCK_MONOTONIC "
+			   "(perf record -k mono): JIT maps may land at the wrong time");
+	return b;
+fail:
+	restore_stderr(&err_fd);
+	jit_bake_free(b);
+	return NULL;
+}
+
+/* A batch of the baked MMAP2s into their source. */
+static int jit_feed(struct perfring_writer *w, struct jit_bake *b, int src, bool *done)
+{
+	const void *rec;
+	size_t size;
+
+	for (int n = 0; n < BATCH; n++) {
+		if (jit_bake_next(b, &rec, &size) != 1) {
+			struct perfring_diag diag = { 0 };
+
+			*done = true;
+			if (perfring_writer_end_source(w, src, &diag) < 0) {
+				tool_error_diag(&diag);
+				return -1;
+			}
+			return 0;
+		}
+		if (writer_put(w, src, "--jit", 0, rec, size) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void jit_summary(const struct jit_bake *b)
+{
+	struct jit_bake_stats st;
+
+	jit_bake_get_stats(b, &st);
+	fprintf(stderr, "perfring-replay: --jit: %" PRIu64 " JIT functions resolved from %"
+		PRIu64 " jitdump(s) and %" PRIu64 " perf map(s) into %" PRIu64 " ELF file(s); %"
+		PRIu64 " MMAP2 records added (%" PRIu64 " for moves), %" PRIu64
+		" anonymous exec maps and %" PRIu64 " marker maps dropped",
+		st.functions, st.dumps, st.maps, st.elfs, st.mmaps, st.moves, st.dropped_anon,
+		st.dropped_markers);
+	if (st.outside)
+		fprintf(stderr, ", %" PRIu64 " perf-map entries outside JIT memory skipped",
+			st.outside);
+	fputc('\n', stderr);
+}
+
 static int replay_inputs(int nin, char **paths, int argc, char **argv)
 {
 	struct input *in = g_new0(struct input, nin);
 	struct perfring_writer *w = NULL;
-	bool any_ring = false, left;
+	struct jit_bake *bake = NULL;
+	bool any_ring = false, left, bake_done = false;
+	int bake_src = -1;
 	int status = TOOL_EXIT_USAGE;
 
 	for (int i = 0; i < nin; i++) {
@@ -806,12 +945,19 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		status = fflush(stdout) == 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
 		goto out;
 	}
+	if (opt_jit && !(bake = jit_prepare(nin, paths)))
+		goto out;
 	if (writer_open(argc, argv, any_ring, &w) < 0 || writer_add_events(w) < 0)
 		goto out;
 	for (int i = 0; i < nin; i++)
 		in[i].source = perfring_writer_add_source(w);
+	if (bake)
+		bake_src = perfring_writer_add_source(w);
 	do {
 		left = false;
+		if (bake && !bake_done && jit_feed(w, bake, bake_src, &bake_done) < 0)
+			goto out;
+		left |= bake && !bake_done;
 		for (int i = 0; i < nin; i++) {
 			const void *rec;
 			const struct perfring_attr *attr;
@@ -824,6 +970,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 			for (n = 0; n < BATCH; n++) {
 				if (input_next(&in[i], &rec, &size, &off, &attr) != 1)
 					break;
+				if (bake && jit_bake_drop(bake, attr, rec, size))
+					continue;
 				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
 					goto out;
 				if (!(++done_records % 4096))
@@ -848,11 +996,14 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	}
 	w = NULL;
 	status = TOOL_EXIT_OK;
+	if (bake)
+		jit_summary(bake);
 out:
 	perfring_writer_abort(w);
 	for (int i = 0; i < nin; i++)
 		input_close(&in[i]);
 	g_free(in);
+	jit_bake_free(bake);
 	return status;
 }
 
@@ -1065,6 +1216,7 @@ int main(int argc, char **argv)
 		"  perfring-replay -o - ring0 | perf report -i -\n"
 		"  perfring-replay -o file.data pipe.data      (pipe mode to file mode)\n"
 		"  perfring-replay -z -o small.data big.data   (zstd-compressed, as perf record -z)\n"
+		"  perfring-replay --jit -o out.data perf.data (JIT symbols, like perf inject --jit)\n"
 		"  perfring-replay --json-in records.json -o perf.data\n"
 		"  perfring-replay --json-in records.json --ring out.ring\n"
 		"\n"
@@ -1103,8 +1255,8 @@ int main(int argc, char **argv)
 	}
 	if (!opt_list_plugins) {
 		if (opt_json_in) {
-			if (argc > 1 || opt_json_out) {
-				tool_error("--json-in takes no other input");
+			if (argc > 1 || opt_json_out || opt_jit) {
+				tool_error("--json-in takes no other input (nor --jit)");
 				goto out;
 			}
 			if (!!opt_output == !!opt_ring) {
@@ -1126,6 +1278,10 @@ int main(int argc, char **argv)
 			}
 			if (!opt_output && !opt_json_out) {
 				tool_error("no output: -o OUT is needed (try --help)");
+				goto out;
+			}
+			if (opt_jit && !opt_output) {
+				tool_error("--jit needs -o OUT (the ELFs go beside it)");
 				goto out;
 			}
 		}
@@ -1156,5 +1312,6 @@ out:
 	g_free(opt_ring);
 	g_free(opt_kmap);
 	g_free(tracing_data_copy);
+	g_free(opt_perf_map_dir);
 	return status;
 }

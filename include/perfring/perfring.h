@@ -75,6 +75,7 @@ PERFRING_API void perfring_set_log(perfring_log_fn fn, void *user);
 #include <perfring/writer.h>
 #include <perfring/sideband.h>
 #include <perfring/registry.h>
+#include <perfring/jit.h>
 #undef PERFRING_INSIDE_PERFRING_H
 
 #endif /* PERFRING_PERFRING_H */

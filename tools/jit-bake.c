@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * JIT symbols baked into a perf.data: see jit-bake.h.  What perf needs
+ * (why every load gets its own file offset, why the kernel's later
+ * anonymous exec maps are dropped, why the MMAP2s go in time order) is in
+ * doc/jit.md.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "jit-bake.h"
+#include "tool-common.h"
+
+struct anon {
+	uint64_t start, end, time;
+};
+
+struct proc {
+	uint32_t pid;
+	char *dump;		/* from the marker map, or NULL */
+	uint64_t marker_time;
+	GArray *anon;		/* struct anon: exec anonymous maps seen */
+	bool baked;		/* has JIT functions in an ELF */
+	bool from_map;		/* baked from a perf map */
+	char *elf_path;
+	struct stat st;
+};
+
+struct pending {
+	uint64_t time, seq;
+	uint64_t addr, len, pgoff;
+	uint32_t pid, tid;
+	struct proc *proc;
+};
+
+struct jit_bake {
+	char *base;
+	char *map_dir;
+	GHashTable *procs;	/* pid -> struct proc * */
+	GArray *pending;	/* struct pending, sorted by build */
+	size_t next;
+	struct perfring_attr attr;
+	uint64_t id;
+	uint8_t buf[PERFRING_RECORD_MAX_SIZE + 8];
+	struct jit_bake_stats st;
+};
+
+static void proc_free(gpointer p)
+{
+	struct proc *pr = p;
+
+	g_free(pr->dump);
+	g_free(pr->elf_path);
+	g_array_free(pr->anon, TRUE);
+	g_free(pr);
+}
+
+struct jit_bake *jit_bake_new(const char *base, const char *map_dir)
+{
+	struct jit_bake *b = g_new0(struct jit_bake, 1);
+
+	if (g_path_is_absolute(base)) {
+		b->base = g_strdup(base);
+	} else {
+		char *cwd = g_get_current_dir();
+
+		b->base = g_build_filename(cwd, base, NULL);
+		g_free(cwd);
+	}
+	b->map_dir = g_strdup(map_dir ? map_dir : "/tmp");
+	b->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, proc_free);
+	b->pending = g_array_new(FALSE, FALSE, sizeof(struct pending));
+	return b;
+}
+
+void jit_bake_free(struct jit_bake *b)
+{
+	if (!b)
+		return;
+	g_hash_table_destroy(b->procs);
+	g_array_free(b->pending, TRUE);
+	g_free(b->base);
+	g_free(b->map_dir);
+	g_free(b);
+}
+
+void jit_bake_get_stats(const struct jit_bake *b, struct jit_bake_stats *st)
+{
+	*st = b->st;
+}
+
+static struct proc *proc_get(struct jit_bake *b, uint32_t pid)
+{
+	struct proc *p = g_hash_table_lookup(b->procs, GUINT_TO_POINTER(pid));
+
+	if (!p) {
+		p = g_new0(struct proc, 1);
+		p->pid = pid;
+		p->anon = g_array_new(FALSE, FALSE, sizeof(struct anon));
+		g_hash_table_insert(b->procs, GUINT_TO_POINTER(pid), p);
+	}
+	return p;
+}
+
+struct map_rec {
+	uint32_t pid, tid;
+	uint64_t addr, len, time;
+	bool exec;
+	const char *filename;
+};
+
+/* An MMAP or MMAP2 record, bounds-checked.  Returns false for others. */
+static bool parse_map(const struct perfring_attr *attr, const void *rec, size_t size,
+		      struct map_rec *m)
+{
+	const struct perfring_event_header *h = rec;
+	const uint8_t *p = rec;
+	size_t fname, tsz = attr ? perfring_record_trailer_size(attr, h->type) : 0;
+	struct perfring_sample_id sid;
+
+	if (size < sizeof(*h) || h->size != size)
+		return false;
+	if (h->type == PERFRING_RECORD_MMAP)
+		fname = 40;
+	else if (h->type == PERFRING_RECORD_MMAP2)
+		fname = 72;
+	else
+		return false;
+	if (size < fname + tsz + 1 || !memchr(p + fname, 0, size - fname - tsz))
+		return false;
+	memcpy(&m->pid, p + 8, 4);
+	memcpy(&m->tid, p + 12, 4);
+	memcpy(&m->addr, p + 16, 8);
+	memcpy(&m->len, p + 24, 8);
+	if (h->type == PERFRING_RECORD_MMAP) {
+		m->exec = !(h->misc & PERFRING_MISC_MMAP_DATA);
+	} else {
+		uint32_t prot;
+
+		memcpy(&prot, p + 64, 4);
+		m->exec = prot & PROT_EXEC;
+	}
+	m->filename = (const char *)p + fname;
+	m->time = 0;
+	if (tsz && (attr->sample_type & PERFRING_SAMPLE_TIME) &&
+	    perfring_sample_id_decode(attr->sample_type, rec, size, &sid) == 0)
+		m->time = sid.time;
+	return true;
+}
+
+void jit_bake_scan(struct jit_bake *b, const struct perfring_attr *attr,
+		   const void *rec, size_t size)
+{
+	struct map_rec m;
+
+	if (!parse_map(attr, rec, size, &m))
+		return;
+	if (perfring_jitdump_is_marker(m.filename, m.pid)) {
+		struct proc *p = proc_get(b, m.pid);
+
+		if (!p->dump) {
+			p->dump = g_strdup(m.filename);
+			p->marker_time = m.time;
+		}
+	} else if (m.exec && perfring_jit_is_anon_map(m.filename) && m.addr + m.len > m.addr) {
+		struct anon a = { m.addr, m.addr + m.len, m.time };
+
+		g_array_append_val(proc_get(b, m.pid)->anon, a);
+	}
+}
+
+static void add_pending(struct jit_bake *b, struct proc *p, uint32_t pid, uint32_t tid,
+			uint64_t addr, uint64_t len, uint64_t pgoff, uint64_t time)
+{
+	struct pending q = { time, b->pending->len, addr, len, pgoff, pid, tid, p };
+
+	g_array_append_val(b->pending, q);
+}
+
+struct load {
+	uint64_t pgoff, size;
+};
+
+static void bake_dump(struct jit_bake *b, struct proc *p, struct perfring_jit_elf **elf)
+{
+	struct perfring_jitdump *r;
+	struct perfring_jit_record rec;
+	struct perfring_jitdump_stats js;
+	struct perfring_diag diag;
+	GHashTable *loads;
+	int ret;
+
+	tool_diag_reset(&diag);
+	if (perfring_jitdump_open(p->dump, &diag, &r) < 0) {
+		tool_error_diag(&diag);
+		b->st.problems++;
+		return;
+	}
+	if (perfring_jitdump_header(r)->flags & PERFRING_JITDUMP_FLAG_ARCH_TIMESTAMP) {
+		tool_error("%s: the dump uses architecture timestamps (TSC), not "
+			   "CLOCK_MONOTONIC: not baked", p->dump);
+		b->st.problems++;
+		perfring_jitdump_close(r);
+		return;
+	}
+	b->st.dumps++;
+	perfring_jit_elf_new(perfring_jitdump_header(r)->elf_mach, elf);
+	loads = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	while ((ret = perfring_jitdump_next(r, &rec, &diag)) == 1) {
+		if (rec.id == PERFRING_JIT_CODE_LOAD && rec.u.load.code_size) {
+			struct load *l = g_new(struct load, 1);
+			gint64 *key = g_new(gint64, 1);
+
+			if (perfring_jit_elf_add(*elf, rec.u.load.name, rec.u.load.code,
+						 rec.u.load.code_size, &l->pgoff, &diag) < 0) {
+				tool_error("%s: offset %#" PRIx64 ": %s", p->dump, rec.offset,
+					   diag.msg);
+				b->st.problems++;
+				g_free(l);
+				g_free(key);
+				continue;
+			}
+			l->size = rec.u.load.code_size;
+			*key = (gint64)rec.u.load.code_index;
+			g_hash_table_replace(loads, key, l);
+			add_pending(b, p, rec.u.load.pid, rec.u.load.tid, rec.u.load.code_addr,
+				    l->size, l->pgoff, rec.timestamp);
+		} else if (rec.id == PERFRING_JIT_CODE_MOVE) {
+			gint64 key = (gint64)rec.u.move.code_index;
+			struct load *l = g_hash_table_lookup(loads, &key);
+
+			if (!l) {
+				tool_error("%s: offset %#" PRIx64 ": CODE_MOVE of code_index %"
+					   PRIu64 " that no CODE_LOAD before it has", p->dump,
+					   rec.offset, rec.u.move.code_index);
+				b->st.problems++;
+				continue;
+			}
+			add_pending(b, p, rec.u.move.pid, rec.u.move.tid, rec.u.move.new_code_addr,
+				    l->size, l->pgoff, rec.timestamp);
+			b->st.moves++;
+		}
+	}
+	if (ret < 0) {
+		/* Everything before the damage is kept. */
+		tool_error_diag(&diag);
+		b->st.problems++;
+	}
+	perfring_jitdump_get_stats(r, &js);
+	if (js.truncated_bytes)
+		tool_error("warning: %s: the last %" PRIu64 " bytes are an incomplete record "
+			   "(the runtime was still writing): not read", p->dump,
+			   js.truncated_bytes);
+	if (js.unknown)
+		tool_error("warning: %s: %" PRIu64 " records of unknown type skipped", p->dump,
+			   js.unknown);
+	g_hash_table_destroy(loads);
+	perfring_jitdump_close(r);
+}
+
+/* The earliest anonymous exec map of p holding [start, end), or NULL. */
+static const struct anon *anon_holding(const struct proc *p, uint64_t start, uint64_t end)
+{
+	const struct anon *best = NULL;
+
+	for (guint i = 0; i < p->anon->len; i++) {
+		const struct anon *a = &g_array_index(p->anon, struct anon, i);
+
+		if (a->start <= start && end <= a->end && (!best || a->time < best->time))
+			best = a;
+	}
+	return best;
+}
+
+static void bake_map(struct jit_bake *b, struct proc *p, struct perfring_jit_elf **elf)
+{
+	struct perfring_perfmap *m;
+	struct perfring_perfmap_entry e;
+	struct perfring_diag diag;
+	char *path = g_strdup_printf("%s/perf-%" PRIu32 ".map", b->map_dir, p->pid);
+	uint64_t bad;
+	int ret;
+
+	if (access(path, F_OK) < 0) {
+		g_free(path);
+		return;		/* not a JIT: nothing to bake */
+	}
+	tool_diag_reset(&diag);
+	if (perfring_perfmap_open(path, &diag, &m) < 0) {
+		tool_error_diag(&diag);
+		b->st.problems++;
+		g_free(path);
+		return;
+	}
+	b->st.maps++;
+	perfring_jit_elf_new(0, elf);
+	while ((ret = perfring_perfmap_next(m, &e, &diag)) == 1) {
+		const struct anon *a;
+		uint64_t pgoff;
+
+		if (!e.size)
+			continue;
+		/* perf uses a map only for anonymous exec memory (the runtime's
+		 * own binary has its symbols): so do we. */
+		a = anon_holding(p, e.start, e.start + e.size);
+		if (!a) {
+			b->st.outside++;
+			continue;
+		}
+		if (perfring_jit_elf_add(*elf, e.name, NULL, e.size, &pgoff, &diag) < 0) {
+			tool_error("%s: line %" PRIu64 ": %s", path, e.line, diag.msg);
+			b->st.problems++;
+			continue;
+		}
+		add_pending(b, p, p->pid, p->pid, e.start, e.size, pgoff, a->time);
+	}
+	if (ret < 0) {
+		tool_error_diag(&diag);
+		b->st.problems++;
+	}
+	perfring_perfmap_counts(m, NULL, NULL, &bad);
+	b->st.problems += bad;	/* each one was reported by the reader */
+	p->from_map = true;
+	perfring_perfmap_close(m);
+	g_free(path);
+}
+
+static gint pending_cmp(gconstpointer pa, gconstpointer pb)
+{
+	const struct pending *a = pa, *c = pb;
+
+	if (a->time != c->time)
+		return a->time < c->time ? -1 : 1;
+	return a->seq < c->seq ? -1 : a->seq > c->seq;
+}
+
+static gint pid_cmp(gconstpointer a, gconstpointer b)
+{
+	uint32_t x = GPOINTER_TO_UINT(a), y = GPOINTER_TO_UINT(b);
+
+	return x < y ? -1 : x > y;
+}
+
+int jit_bake_build(struct jit_bake *b, const struct perfring_attr *attr, uint64_t id)
+{
+	GList *pids = g_list_sort(g_hash_table_get_keys(b->procs), pid_cmp);
+	int status = 0;
+
+	b->attr = *attr;
+	b->id = id;
+	for (GList *l = pids; l; l = l->next) {
+		struct proc *p = g_hash_table_lookup(b->procs, l->data);
+		struct perfring_jit_elf *elf = NULL;
+		struct perfring_diag diag;
+		guint before = b->pending->len;
+
+		if (p->dump)
+			bake_dump(b, p, &elf);
+		else if (p->anon->len)
+			bake_map(b, p, &elf);
+		if (!elf)
+			continue;
+		if (!perfring_jit_elf_count(elf)) {
+			perfring_jit_elf_free(elf);
+			continue;
+		}
+		p->elf_path = g_strdup_printf("%s.jit-%" PRIu32 ".so", b->base, p->pid);
+		tool_diag_reset(&diag);
+		if (perfring_jit_elf_write(elf, p->elf_path, NULL, &diag) < 0 ||
+		    stat(p->elf_path, &p->st) < 0) {
+			tool_error_diag(&diag);
+			g_array_set_size(b->pending, before);
+			perfring_jit_elf_free(elf);
+			status = -1;
+			break;
+		}
+		p->baked = true;
+		b->st.elfs++;
+		b->st.functions += perfring_jit_elf_count(elf);
+		perfring_jit_elf_free(elf);
+	}
+	g_list_free(pids);
+	g_array_sort(b->pending, pending_cmp);
+	return status;
+}
+
+bool jit_bake_drop(struct jit_bake *b, const struct perfring_attr *attr,
+		   const void *rec, size_t size)
+{
+	struct map_rec m;
+	struct proc *p;
+
+	if (!parse_map(attr, rec, size, &m))
+		return false;
+	p = g_hash_table_lookup(b->procs, GUINT_TO_POINTER(m.pid));
+	if (!p || !p->baked)
+		return false;
+	if (p->dump && perfring_jitdump_is_marker(m.filename, m.pid)) {
+		b->st.dropped_markers++;
+		return true;
+	}
+	/* Later anonymous exec maps of the process cover its JIT maps. */
+	if (m.exec && perfring_jit_is_anon_map(m.filename) &&
+	    (p->from_map || m.time >= p->marker_time)) {
+		b->st.dropped_anon++;
+		return true;
+	}
+	return false;
+}
+
+int jit_bake_next(struct jit_bake *b, const void **rec, size_t *size)
+{
+	const struct pending *q;
+	struct perfring_jit_mmap2 m;
+	int n;
+
+	while (b->next < b->pending->len) {
+		q = &g_array_index(b->pending, struct pending, b->next++);
+		memset(&m, 0, sizeof(m));
+		m.pid = q->pid;
+		m.tid = q->tid;
+		m.addr = q->addr;
+		m.len = q->len;
+		m.pgoff = q->pgoff;
+		m.maj = major(q->proc->st.st_dev);
+		m.min = minor(q->proc->st.st_dev);
+		m.ino = q->proc->st.st_ino;
+		m.time = q->time;
+		m.id = b->id;
+		m.filename = q->proc->elf_path;
+		n = perfring_jit_mmap2_encode(&b->attr, &m, b->buf, sizeof(b->buf));
+		if (n < 0)
+			continue;	/* a path longer than a record: cannot happen */
+		b->st.mmaps++;
+		*rec = b->buf;
+		*size = (size_t)n;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- a whole perf.data rewritten (perfring-record) --------------------------- */
+
+#define FILE_BATCH 256
+
+/* Feed up to FILE_BATCH records of pd to source src; *done at the end. */
+static int copy_batch(struct jit_bake *b, struct perfring_perfdata *pd,
+		      struct perfring_writer *w, int src, const char *in, bool *done)
+{
+	struct perfring_perfdata_record r;
+	struct perfring_diag diag;
+	int ret;
+
+	for (int n = 0; n < FILE_BATCH; n++) {
+		tool_diag_reset(&diag);
+		ret = perfring_perfdata_next(pd, &r, &diag);
+		if (ret <= 0) {
+			if (ret < 0)
+				tool_error_diag(&diag);
+			*done = true;
+			return ret < 0 ? -1 : 0;
+		}
+		if (r.flags & PERFRING_PERFDATA_REC_COMPRESSED)
+			;	/* the records inside: kept below */
+		else if (r.type == PERFRING_RECORD_COMPRESSED)
+			continue;
+		if (r.type == PERFRING_RECORD_HEADER_ATTR || r.type == PERFRING_RECORD_FINISHED_ROUND)
+			continue;
+		if (jit_bake_drop(b, r.attr, r.header, r.size))
+			continue;
+		tool_diag_reset(&diag);
+		ret = perfring_writer_write(w, src, r.header, r.size, &diag);
+		if (ret < 0 && ret != -EINVAL) {
+			tool_error_diag(&diag);
+			return -1;
+		}
+		if (ret < 0) {
+			tool_error("%s: offset %#" PRIx64 ": %s", in, r.offset, diag.msg);
+			b->st.problems++;
+		}
+	}
+	return 0;
+}
+
+int jit_bake_file(const char *path, int argc, const char *const *argv,
+		  const char *map_dir, struct jit_bake_stats *st)
+{
+	struct perfring_perfdata *pd = NULL;
+	struct perfring_perfdata_record r;
+	struct perfring_writer *w = NULL;
+	struct perfring_diag diag;
+	const struct perfring_attr *ev = NULL;
+	struct jit_bake *b = jit_bake_new(path, map_dir);
+	uint64_t ev_id = 0;
+	bool done = false, jdone = false;
+	int ret, status = -1, jsrc;
+
+	memset(st, 0, sizeof(*st));
+	tool_diag_reset(&diag);
+	if (perfring_perfdata_open(path, NULL, &diag, &pd) < 0) {
+		tool_error_diag(&diag);
+		goto out;
+	}
+	while ((ret = perfring_perfdata_next(pd, &r, &diag)) == 1)
+		jit_bake_scan(b, r.attr, r.header, r.size);
+	for (size_t i = 0; i < perfring_perfdata_nr_attrs(pd) && !ev; i++) {
+		const struct perfring_attr *a;
+		const uint64_t *ids;
+		size_t nr;
+
+		if (perfring_perfdata_attr(pd, i, &a, &ids, &nr, NULL) == 0 &&
+		    (a->flags & PERFRING_ATTR_MMAP || i + 1 == perfring_perfdata_nr_attrs(pd))) {
+			ev = a;
+			ev_id = nr ? ids[0] : 0;
+		}
+	}
+	if (!ev || jit_bake_build(b, ev, ev_id) < 0)
+		goto out;
+	if (!b->st.elfs) {
+		status = 0;	/* no JIT here: the file stays as it is */
+		goto out;
+	}
+	perfring_perfdata_close(pd);
+	pd = NULL;
+	tool_diag_reset(&diag);
+	if (perfring_perfdata_open(path, NULL, &diag, &pd) < 0) {
+		tool_error_diag(&diag);
+		goto out;
+	}
+	{
+		PERFRING_WRITER_OPTS(o, .path = path, .kmap = PERFRING_WRITER_KMAP_NONE,
+				     .argc = argc, .argv = argv);
+
+		if (perfring_writer_open(&o, &diag, &w) < 0) {
+			tool_error_diag(&diag);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < perfring_perfdata_nr_attrs(pd); i++) {
+		const struct perfring_attr *a;
+		const uint64_t *ids;
+		const char *name;
+		size_t nr;
+
+		perfring_perfdata_attr(pd, i, &a, &ids, &nr, &name);
+		if (perfring_writer_add_event(w, a, nr ? ids : NULL, (uint32_t)nr, name, &diag) < 0) {
+			tool_error_diag(&diag);
+			goto out;
+		}
+	}
+	perfring_writer_add_source(w);
+	jsrc = perfring_writer_add_source(w);
+	while (!done || !jdone) {
+		if (!done) {
+			if (copy_batch(b, pd, w, 0, path, &done) < 0)
+				goto out;
+			if (done && perfring_writer_end_source(w, 0, &diag) < 0)
+				goto out;
+		}
+		for (int n = 0; !jdone && n < FILE_BATCH; n++) {
+			const void *rec;
+			size_t size;
+
+			if (jit_bake_next(b, &rec, &size) != 1) {
+				jdone = true;
+				if (perfring_writer_end_source(w, jsrc, &diag) < 0)
+					goto out;
+				break;
+			}
+			if (perfring_writer_write(w, jsrc, rec, size, &diag) < 0) {
+				tool_error_diag(&diag);
+				goto out;
+			}
+		}
+	}
+	ret = perfring_writer_close(w, &diag);
+	w = NULL;
+	if (ret < 0) {
+		tool_error_diag(&diag);
+		goto out;
+	}
+	status = 0;
+out:
+	*st = b->st;
+	perfring_writer_abort(w);
+	perfring_perfdata_close(pd);
+	jit_bake_free(b);
+	return status;
+}
