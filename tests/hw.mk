@@ -15,6 +15,12 @@ tests_workloads_wl_faults_LDFLAGS =
 tests_workloads_wl_threads_SOURCES = tests/workloads/wl-threads.c
 tests_workloads_wl_threads_CFLAGS = $(WORKLOAD_CFLAGS) -pthread
 tests_workloads_wl_threads_LDFLAGS = -pthread
+# No frame pointers, optimised: only DWARF unwinding gets from its leaf
+# (called by libc's qsort) back to main.
+check_PROGRAMS += tests/workloads/wl-nofp
+tests_workloads_wl_nofp_SOURCES = tests/workloads/wl-nofp.c
+tests_workloads_wl_nofp_CFLAGS = -O2 -fomit-frame-pointer -fasynchronous-unwind-tables -g
+tests_workloads_wl_nofp_LDFLAGS =
 
 check_PROGRAMS += tests/check_hw
 tests_check_hw_SOURCES = tests/check_hw.c tests/testutil.h plugins/hw/evparse.c plugins/hw/evparse.h
@@ -30,3 +36,5 @@ TESTS += tests/check_hw
 # End to end against perf (perf report / script / record / stat).
 TESTS += tests/record-perf.sh tests/record-stat.sh tests/record-errors.sh
 EXTRA_DIST += tests/record-perf.sh tests/record-stat.sh tests/record-errors.sh
+TESTS += tests/record-dwarf.sh tests/record-options.sh
+EXTRA_DIST += tests/record-dwarf.sh tests/record-options.sh tests/record-lib.sh
