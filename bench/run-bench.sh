@@ -255,6 +255,12 @@ line record-lost$sfx "${ours_lost}lost/run" "${peer_lost}lost/run(perf-record)" 
 }
 record_cmp 2
 record_cmp 1 -1thread
+# DWARF callchains: 8 KiB of stack per sample (32 MB/s per busy CPU at the
+# default 4000 Hz) into the default rings, a third of the work.
+REC_OPTS_SAVE=$REC_OPTS; ITERS_SAVE=$iters
+REC_OPTS="-e cpu-clock --call-graph dwarf"; iters=$(fint "$iters / 3")
+record_cmp 2 -dwarf
+REC_OPTS=$REC_OPTS_SAVE; iters=$ITERS_SAVE
 
 # Lost records under a side-band storm (fork + exit + exec mmap per
 # iteration) into a small ring, same event, frequency and ring size.
