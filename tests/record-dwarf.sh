@@ -109,7 +109,7 @@ for o in "" "--call-graph dwarf" "-m 4M" "-m 8" "-m 5" "-m 3K" "-m 64K --call-gr
 	echo "ring with '$o': mmap size $ours (perf record: $theirs)"
 	[ -n "$ours" ] && [ "$ours" = "$theirs" ] || fail "'$o': mmap size $ours, perf record's $theirs"
 done
-for bad in 4X 4MM -1 M 1048577 ""; do
+for bad in 4X 4MM -1 M 1048577 99999999999G ""; do
 	"$rec" -m "$bad" -o "$tmp/bad.data" -- true 2>"$tmp/rec.err"
 	rc=$?
 	[ $rc -eq 2 ] && grep -q -- "-m" "$tmp/rec.err" ||

@@ -39,8 +39,8 @@ last_cpu=$(sed 's/.*[-,]//' /sys/devices/system/cpu/online)
 
 # 1. -C LIST
 if [ $syswide_ok = 1 ]; then
-	start_threads 3
-	"$rec" -e cpu-clock -F 499 -C 0 --duration 0.4 -o "$tmp/c0.data" 2>"$tmp/rec.err" ||
+	start_threads 10
+	"$rec" -e cpu-clock -F 499 -C 0 --duration 1 -o "$tmp/c0.data" 2>"$tmp/rec.err" ||
 		fail "-C 0: exit $?: $(cat "$tmp/rec.err")"
 	"$perf" script -i "$tmp/c0.data" -F cpu 2>"$tmp/script.err" | sort | uniq -c >"$tmp/c0.cpus"
 	echo "-C 0: samples per CPU: $(tr -s ' \n' ' ' <"$tmp/c0.cpus")"
@@ -61,6 +61,23 @@ if [ $syswide_ok = 1 ]; then
 		echo "-C 0-$last_cpu --switch-events: $(cat "$tmp/n") SWITCH_CPU_WIDE records"
 		[ "$(cat "$tmp/n")" -gt 0 ] || fail "-C --switch-events: no SWITCH_CPU_WIDE records"
 	fi
+	# With a command, as perf record -a -- sleep 1: every task, until the
+	# command ends (wl-busy burns 0.3 s of CPU, so it is sampled however
+	# busy the machine is).
+	start=$(date +%s)
+	timeout 60 "$rec" -e cpu-clock -F 499 -C 0 -o "$tmp/cc.data" -- \
+		taskset -c 0 "$wl/wl-busy" 0.3 2>"$tmp/rec.err" ||
+		fail "-C 0 -- wl-busy: exit $?: $(cat "$tmp/rec.err")"
+	"$perf" script -i "$tmp/cc.data" -F comm,cpu 2>/dev/null >"$tmp/cc.txt"
+	n=$(grep -c "wl-busy" "$tmp/cc.txt")
+	echo "-C 0 -- wl-busy 0.3: $n samples of wl-busy, $(wc -l <"$tmp/cc.txt") in all, $(($(date +%s) - start)) s"
+	[ "$n" -gt 50 ] || fail "-C 0 -- wl-busy: $n samples of the command"
+	grep -qv '\[000\]' "$tmp/cc.txt" && fail "-C 0 -- wl-busy: samples on other CPUs"
+	timeout 60 "$rec" -e cpu-clock -F 499 -a -o "$tmp/ac.data" -- "$wl/wl-busy" 0.3 2>"$tmp/rec.err" ||
+		fail "-a -- wl-busy: exit $?: $(cat "$tmp/rec.err")"
+	"$perf" report -i "$tmp/ac.data" --stdio --sort comm,sym -q 2>/dev/null >"$tmp/ac.txt"
+	grep -q "wl-busy.*hot_function" "$tmp/ac.txt" ||
+		fail "-a -- wl-busy: no wl-busy hot_function: $(head -5 "$tmp/ac.txt")"
 	stop_threads
 else
 	echo "-C: not allowed for this user at this perf_event_paranoid level; only usage checked"

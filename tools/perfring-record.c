@@ -71,9 +71,11 @@ static const GOptionEntry entries[] = {
 	{ "pid", 'p', 0, G_OPTION_ARG_INT, &opt_pid,
 	  "Attach to a running process (until Ctrl-C or --duration)", "PID" },
 	{ "all-cpus", 'a', 0, G_OPTION_ARG_NONE, &opt_all_cpus,
-	  "Every task on every CPU (until Ctrl-C or --duration)", NULL },
+	  "Every task on every CPU (until Ctrl-C, --duration or the end of a CMD given too)",
+	  NULL },
 	{ "cpu", 'C', 0, G_OPTION_ARG_STRING, &opt_cpus,
-	  "Every task on these CPUs only, as -a does on all (0, 0-3, 0,2-3)", "LIST" },
+	  "Every task on these CPUs only, as -a does on all (0, 0-3, 0,2-3; a CMD may be given)",
+	  "LIST" },
 	{ "tid", 't', 0, G_OPTION_ARG_INT, &opt_tid,
 	  "Attach to one thread of a running process (until it exits, Ctrl-C or --duration)",
 	  "TID" },
@@ -180,7 +182,7 @@ static int parse_mmap_pages(const char *s, uint32_t *out, int *rounded)
 		case 'G': case 'g': mult = 1ull << 30; break;
 		default: return -EINVAL;
 		}
-		if (end[1])
+		if (end[1] || v > (1ull << 40) / mult)
 			return -EINVAL;
 		v = (v * mult + page - 1) / page;
 	}
@@ -827,16 +829,18 @@ int main(int argc, char **argv)
 	}
 	/* Usage checks. */
 	{
-		int targets = (opt_cmd && opt_cmd[0]) + (opt_pid != 0) + (opt_tid != -1) +
-			      (opt_all_cpus || opt_cpus);
+		/* -a/-C alone, or with a command: every task while it runs. */
+		int targets = (opt_cmd && opt_cmd[0]) + (opt_pid != 0) + (opt_tid != -1);
 		uint64_t sz;
 		const char *bad = NULL;
 		int rounded = 0;
 
+		if (!targets || opt_pid != 0 || opt_tid != -1)
+			targets += opt_all_cpus || opt_cpus;
 		if (targets == 0)
 			bad = "nothing to record: give -- CMD, -p PID, -t TID, -a or -C LIST (try --help)";
 		else if (targets > 1)
-			bad = "give only one of -- CMD, -p PID, -t TID and -a/-C LIST";
+			bad = "give only one of -- CMD, -p PID, -t TID and -a/-C LIST (-a/-C may come with a CMD)";
 		else if (opt_pid < 0)
 			bad = "-p needs a positive process id";
 		else if (opt_tid == 0 || opt_tid < -1)

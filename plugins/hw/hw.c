@@ -589,7 +589,7 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 			a->flags |= PERFRING_ATTR_INHERIT;
 		if (leader)
 			a->flags |= PERFRING_ATTR_DISABLED;
-		if (leader && b->child)
+		if (leader && b->child && !o->system_wide)
 			a->flags |= PERFRING_ATTR_ENABLE_ON_EXEC;
 		return;
 	}
@@ -642,7 +642,7 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 		a->flags |= PERFRING_ATTR_INHERIT;
 	if (leader)
 		a->flags |= PERFRING_ATTR_DISABLED;
-	if (leader && b->child)
+	if (leader && b->child && !o->system_wide)
 		a->flags |= PERFRING_ATTR_ENABLE_ON_EXEC;
 	if (idx == 0)	/* the tracking event: side-band once per ring */
 		a->flags |= PERFRING_ATTR_MMAP | PERFRING_ATTR_MMAP2 | PERFRING_ATTR_COMM |
@@ -919,8 +919,10 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 		bool has_tid = opts->sz > offsetof(struct perfring_backend_opts, tid) &&
 			       opts->tid > 0;
 
-		ntargets = (opts->pid > 0) + (opts->system_wide || has_cpus) + has_tid +
-			   (opts->argv && opts->argv[0]);
+		/* -a/-C with a command: every task on the CPUs while it runs. */
+		ntargets = (opts->pid > 0) + has_tid + (opts->argv && opts->argv[0]);
+		if (!ntargets || ((opts->system_wide || has_cpus) && (opts->pid > 0 || has_tid)))
+			ntargets += opts->system_wide || has_cpus;
 	}
 	if (ntargets != 1) {
 		set_diag(diag, -EINVAL, "%s", ntargets ? "give only one of a command, -p PID, -t TID and -a/-C"
@@ -1016,6 +1018,11 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 		b->ncpu = 1;
 	}
 	if (b->opts.system_wide) {
+		if (b->opts.argv && b->opts.argv[0]) {
+			ret = fork_command(b, diag);
+			if (ret < 0)
+				goto fail;
+		}
 		b->thr = malloc(sizeof(int));
 		if (!b->thr) {
 			ret = -ENOMEM;
@@ -1125,11 +1132,12 @@ static int hw_start(struct perfring_backend *b, struct perfring_diag *diag)
 		return -EINVAL;
 	b->started = 1;
 	b->t0 = now_ns(b->clockid);
-	if (!b->child) {
+	/* CPU-wide events with a command (-a/-C): enabled before it starts. */
+	if (!b->child || b->opts.system_wide)
 		for_leaders(b, PERF_EVENT_IOC_ENABLE);
+	if (!b->child)
 		return 0;
-	}
-	/* Release the command; its exec enables the events (enable_on_exec). */
+	/* Release the command; its exec enables per-task events (enable_on_exec). */
 	if (write(b->go_fd, "g", 1) != 1) {
 		int e = errno;
 
@@ -1606,7 +1614,7 @@ static int hw_synthesize(struct perfring_backend *b, perfring_backend_record_fn 
 
 	if (!b || !fn)
 		return -EINVAL;
-	if (b->opts.mode != PERFRING_BACKEND_SAMPLE || b->child || !b->nev)
+	if (b->opts.mode != PERFRING_BACKEND_SAMPLE || (b->child && !b->opts.system_wide) || !b->nev)
 		return 0;
 	s.attr = &b->ev[0].attr;
 	s.id = b->ev[0].nr_ids ? b->ev[0].ids[0] : 0;
