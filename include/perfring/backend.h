@@ -56,7 +56,7 @@ struct perfring_backend_opts {
 	uint64_t period;		/* events per sample (-c); wins over freq */
 	int callchain;			/* frame-pointer callchains (-g) */
 	int pid;			/* > 0: attach to this running process (-p) */
-	int system_wide;		/* every CPU, every task (-a) */
+	int system_wide;		/* every CPU, every task (-a); with argv, while it runs */
 	/* Command to start (NULL-terminated argv), held until start(). */
 	const char *const *argv;
 	uint32_t ring_pages;		/* data pages per ring, 2^n (0: 128) */
@@ -78,7 +78,8 @@ struct perfring_backend_opts {
 	uint32_t stack_user;
 	/*
 	 * CPUs to measure, in sysfs list syntax ("0-3,5"), implying
-	 * system_wide on those CPUs only.  NULL: every online CPU.
+	 * system_wide on those CPUs only (argv may be given too).  NULL:
+	 * every online CPU.
 	 */
 	const char *cpu_list;
 	int tid;			/* > 0: this thread of a running process only (-t) */
