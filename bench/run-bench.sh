@@ -8,7 +8,9 @@
 # BENCH_SLOW seconds, default 20, is run once).  Sizes scale with
 # BENCH_SCALE (default 1; 0.1 for a quick run).  Work files go to
 # BENCH_WORK (default bench/work in the build directory) and are removed
-# at the end unless BENCH_KEEP=1.
+# at the end unless BENCH_KEEP=1.  BENCH_ONLY="ring tools record memory"
+# (any of them) runs only those parts; BENCH_RECORD_REPS (default 11) is
+# the number of interleaved runs of each record comparison.
 set -u
 
 B=${BENCH_BUILD:-$(pwd)}
@@ -33,6 +35,9 @@ RECORD=$(tool perfring-record)
 RUNSTAT=$B/bench/runstat
 PERF=$(command -v perf || true)
 T0=$(date +%s)
+
+# part NAME: is part NAME of the bench to run (BENCH_ONLY)?
+part() { case " ${BENCH_ONLY:-ring tools record memory} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 fcalc() { awk "BEGIN { printf \"%.4g\", $1 }"; }
 fint() { awk "BEGIN { printf \"%.0f\", $1 }"; }
@@ -79,6 +84,7 @@ echo "INFO machine: $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: 
      "$(awk '/MemTotal/ { printf "%d MiB RAM", $2 / 1024 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "INFO perf: ${PERF:+$($PERF --version 2>&1)}; BENCH_SCALE=$SCALE BENCH_REPS=${BENCH_REPS:-5} BENCH_TOOL_REPS=$TREPS"
 
+if part ring; then
 # ---- ring-write, ring-read, nested-write --------------------------------
 "$B/bench/ring-bench" || echo "BENCH ring-bench - - ratio=- target=- FAILED (exit $?)"
 
@@ -99,12 +105,14 @@ if test -x "$B/bench/lttng-bench" && command -v lttng >/dev/null 2>&1; then
 else
 	skip ring-write-vs-lttng ">=15" "LTTng-UST not installed: apt-get install liblttng-ust-dev lttng-tools"
 fi
+fi # part ring
 
 if test -z "$PERF"; then
 	echo "INFO perf not found: tool comparisons skipped"
 	exit 0
 fi
 
+if part tools; then
 # ---- a perf.data recorded with -g by perf record ------------------------
 want=$(fint "100e6 * $SCALE")
 secs=$(fcalc "6 * $SCALE + 1")
@@ -189,7 +197,9 @@ else
 	skip replay-vs-perf-inject ">=5" "perfring-replay exit status $RC"
 fi
 rm -f "$W"/inject.data* "$W/copy.ring" "$W"/replay.data*
+fi # part tools
 
+if part record; then
 # ---- record -----------------------------------------------------------------
 iters=$(fint "300000 * $SCALE + 1000")
 REC_OPTS="-e cpu-clock -F 20000 -g -m 8"
@@ -203,7 +213,9 @@ lost_of() {
 # Interleaved runs (alone, perf record, perfring-record, alone, ...), so the
 # load of the machine changes all three alike; the workload times itself.
 med() { sort -g "$1" | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-RREPS=$((TREPS < 5 ? 5 : TREPS))
+# At least 11 runs: a run's losses swing 0-2000 on a shared machine.
+RREPS=${BENCH_RECORD_REPS:-11}
+test "$RREPS" -ge "$TREPS" || RREPS=$TREPS
 # record_cmp THREADS: the comparison with a workload of THREADS threads (2:
 # every CPU busy, the profiler competes with the workload; 1: a CPU free
 # for the profiler).
@@ -243,6 +255,12 @@ line record-lost$sfx "${ours_lost}lost/run" "${peer_lost}lost/run(perf-record)" 
 }
 record_cmp 2
 record_cmp 1 -1thread
+# DWARF callchains: 8 KiB of stack per sample (32 MB/s per busy CPU at the
+# default 4000 Hz) into the default rings, a third of the work.
+REC_OPTS_SAVE=$REC_OPTS; ITERS_SAVE=$iters
+REC_OPTS="-e cpu-clock --call-graph dwarf"; iters=$(fint "$iters / 3")
+record_cmp 2 -dwarf
+REC_OPTS=$REC_OPTS_SAVE; iters=$ITERS_SAVE
 
 # Lost records under a side-band storm (fork + exit + exec mmap per
 # iteration) into a small ring, same event, frequency and ring size.
@@ -271,7 +289,9 @@ TREPS=$TREPS_SAVE
 line record-true "$(fcalc "$ours * 1000")ms" "$(fcalc "$peer * 1000")ms(perf-record)" \
 	"$(fcalc "$ours * 1000")ms" "<=" 50
 rm -f "$W"/rec-*.data* "$W"/true-*.data*
+fi # part record
 
+if part memory; then
 # ---- memory: peak RSS on a 1 GB input ----------------------------------------
 TREPS_SAVE=$TREPS; TREPS=1
 GRING=$W/big.ring
@@ -295,6 +315,7 @@ else
 fi
 echo "INFO memory: perf.data $(mb "$dsize") MB; perf report --stats ${perf_t}s"
 TREPS=$TREPS_SAVE
+fi # part memory
 
 # JIT symbols: perfring-replay --jit against perf inject --jit
 . "$SRC/bench/jit-bench.sh"

@@ -643,9 +643,22 @@ START_TEST(bad_options)
 		ck_assert_msg(strstr(d.msg, "nothing to measure"), "%s", d.msg);
 	}
 	{
-		PERFRING_BACKEND_OPTS(o, .events = "cpu-clock", .argv = argv, .system_wide = 1);
+		PERFRING_BACKEND_OPTS(o, .events = "cpu-clock", .argv = argv, .pid = 1);
 
 		ck_assert_int_eq(ops->open(&o, &d, &b), -EINVAL);
+		ck_assert_msg(strstr(d.msg, "only one of"), "%s", d.msg);
+	}
+	{
+		PERFRING_BACKEND_OPTS(o, .events = "cpu-clock", .tid = 1, .cpu_list = "0");
+
+		ck_assert_int_eq(ops->open(&o, &d, &b), -EINVAL);
+		ck_assert_msg(strstr(d.msg, "only one of"), "%s", d.msg);
+	}
+	{
+		PERFRING_BACKEND_OPTS(o, .events = "cpu-clock", .argv = argv, .cpu_list = "0,x");
+
+		ck_assert_int_eq(ops->open(&o, &d, &b), -EINVAL);
+		ck_assert_msg(strstr(d.msg, "not a CPU list"), "%s", d.msg);
 	}
 	{
 		PERFRING_BACKEND_OPTS(o, .events = "cpu-clock", .argv = argv, .ring_pages = 3);

@@ -15,6 +15,12 @@ tests_workloads_wl_faults_LDFLAGS =
 tests_workloads_wl_threads_SOURCES = tests/workloads/wl-threads.c
 tests_workloads_wl_threads_CFLAGS = $(WORKLOAD_CFLAGS) -pthread
 tests_workloads_wl_threads_LDFLAGS = -pthread
+# No frame pointers, optimised: only DWARF unwinding gets from its leaf
+# (called by libc's qsort) back to main.
+check_PROGRAMS += tests/workloads/wl-nofp
+tests_workloads_wl_nofp_SOURCES = tests/workloads/wl-nofp.c
+tests_workloads_wl_nofp_CFLAGS = -O2 -fomit-frame-pointer -fasynchronous-unwind-tables -g
+tests_workloads_wl_nofp_LDFLAGS =
 
 check_PROGRAMS += tests/check_hw
 tests_check_hw_SOURCES = tests/check_hw.c tests/testutil.h plugins/hw/evparse.c plugins/hw/evparse.h \
@@ -31,6 +37,9 @@ TESTS += tests/check_hw
 # End to end against perf (perf report / script / record / stat).
 TESTS += tests/record-perf.sh tests/record-stat.sh tests/record-errors.sh
 EXTRA_DIST += tests/record-perf.sh tests/record-stat.sh tests/record-errors.sh
-# Tracepoints (-e SUBSYSTEM:EVENT) and compression (-z) against perf.
-TESTS += tests/record-tracepoint.sh tests/record-compress.sh
-EXTRA_DIST += tests/record-tracepoint.sh tests/record-compress.sh tests/record-lib.sh
+# Tracepoints (-e SUBSYSTEM:EVENT), compression (-z), DWARF call graphs and
+# the other perf record options, against perf.
+TESTS += tests/record-tracepoint.sh tests/record-compress.sh tests/record-dwarf.sh \
+	tests/record-options.sh
+EXTRA_DIST += tests/record-tracepoint.sh tests/record-compress.sh tests/record-dwarf.sh \
+	tests/record-options.sh tests/record-lib.sh

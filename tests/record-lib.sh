@@ -1,7 +1,9 @@
-# Shared by tests/record-compress.sh and tests/record-tracepoint.sh (sourced,
-# with $name set): the tools, fail/skip, a temp directory (0755, the
-# current directory) and expect.  Skips (77) without perf or
-# perf_event_open.
+# Shared by the perfring-record tests against perf (record-compress.sh,
+# record-tracepoint.sh, record-dwarf.sh, record-options.sh; sourced after
+# setting name=...): the tools, perf, fail/skip, a scratch directory $tmp
+# (0755, made the current directory), a background process $bg killed at
+# exit, expect, and the verdict (done_ok or finish).  Skips (77) without
+# perf or perf_event_open.
 rec="$top_builddir/tools/perfring-record"
 replay="$top_builddir/tools/perfring-replay"
 dump="$top_builddir/tools/perfring-dump"
@@ -14,7 +16,8 @@ skip() { echo "$name: SKIP: $*"; exit 77; }
 [ -n "$perf" ] && [ -x "$perf" ] || skip "perf was not found at configure time"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
+bg=
+trap 'rm -rf "$tmp"; [ -n "$bg" ] && kill "$bg" 2>/dev/null' EXIT
 "$rec" --stat -e task-clock:u -- true 2>"$tmp/err" ||
 	skip "perf_event_open is not usable here: $(cat "$tmp/err")"
 cd "$tmp" || exit 1
@@ -29,8 +32,9 @@ expect() {
 	echo "ok ($rc): $(head -1 err)"
 }
 
-# done_ok: the exit status of the script.
-done_ok() {
+# The verdict: exit 1 after any failure.
+finish() {
 	[ $fails -eq 0 ] || exit 1
-	echo "$name: ok"
+	echo "$name: all checks passed"
 }
+done_ok() { finish; }

@@ -56,7 +56,7 @@ struct perfring_backend_opts {
 	uint64_t period;		/* events per sample (-c); wins over freq */
 	int callchain;			/* frame-pointer callchains (-g) */
 	int pid;			/* > 0: attach to this running process (-p) */
-	int system_wide;		/* every CPU, every task (-a) */
+	int system_wide;		/* every CPU, every task (-a); with argv, while it runs */
 	/* Command to start (NULL-terminated argv), held until start(). */
 	const char *const *argv;
 	uint32_t ring_pages;		/* data pages per ring, 2^n (0: 128) */
@@ -68,6 +68,25 @@ struct perfring_backend_opts {
 	/* Warnings and notes (fallbacks); NULL: dropped. */
 	perfring_log_fn log;
 	void *log_user;
+	/* ---- appended after log_user (check sz before reading) ---- */
+	/*
+	 * Sampling: with callchain, > 0 asks for DWARF unwinding data
+	 * instead of user frame-pointer chains: the user registers
+	 * (REGS_USER) and this many bytes of the user stack (STACK_USER,
+	 * a multiple of 8, at most 65528).  0: frame pointers.
+	 */
+	uint32_t stack_user;
+	/*
+	 * CPUs to measure, in sysfs list syntax ("0-3,5"), implying
+	 * system_wide on those CPUs only (argv may be given too).  NULL:
+	 * every online CPU.
+	 */
+	const char *cpu_list;
+	int tid;			/* > 0: this thread of a running process only (-t) */
+	int switch_events;		/* context switch records (SWITCH / SWITCH_CPU_WIDE) */
+	/* Clock of the sample times (attr.clockid); used when clockid_set. */
+	int clockid_set;
+	int32_t clockid;		/* 0 = CLOCK_REALTIME; default CLOCK_MONOTONIC */
 };
 
 #define PERFRING_BACKEND_OPTS(name, ...)				\

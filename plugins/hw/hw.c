@@ -50,8 +50,36 @@
 _Static_assert(sizeof(struct perf_event_attr) >= PERFRING_ATTR_SIZE_VER7,
 	       "kernel headers older than VER7");
 
-#define DEFAULT_RING_PAGES 128u
+#define DEFAULT_RING_PAGES 128u	/* when kernel.perf_event_mlock_kb cannot be read */
 #define DEFAULT_FREQ 4000u
+
+/*
+ * The user registers DWARF unwinding needs, as perf record takes them:
+ * every register of the architecture's perf_regs ABI (<asm/perf_regs.h>),
+ * on x86 all but the segment registers DS, ES, FS and GS (x86-64:
+ * 0xff0fff).
+ */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
+	(defined(__riscv) && __riscv_xlen == 64)
+#include <asm/perf_regs.h>
+#endif
+#if defined(__x86_64__)
+#define HW_DWARF_REGS ((((uint64_t)1 << PERF_REG_X86_64_MAX) - 1) & \
+		       ~(((uint64_t)1 << PERF_REG_X86_DS) | ((uint64_t)1 << PERF_REG_X86_ES) | \
+			 ((uint64_t)1 << PERF_REG_X86_FS) | ((uint64_t)1 << PERF_REG_X86_GS)))
+#elif defined(__i386__)
+#define HW_DWARF_REGS ((((uint64_t)1 << PERF_REG_X86_32_MAX) - 1) & \
+		       ~(((uint64_t)1 << PERF_REG_X86_DS) | ((uint64_t)1 << PERF_REG_X86_ES) | \
+			 ((uint64_t)1 << PERF_REG_X86_FS) | ((uint64_t)1 << PERF_REG_X86_GS)))
+#elif defined(__aarch64__)
+#define HW_DWARF_REGS (((uint64_t)1 << PERF_REG_ARM64_MAX) - 1)
+#elif defined(__arm__)
+#define HW_DWARF_REGS (((uint64_t)1 << PERF_REG_ARM_MAX) - 1)
+#elif defined(__riscv) && __riscv_xlen == 64
+#define HW_DWARF_REGS (((uint64_t)1 << PERF_REG_RISCV_MAX) - 1)
+#else
+#define HW_DWARF_REGS 0	/* not known here: dwarf is refused at open */
+#endif
 
 struct hw_event {
 	struct hw_evspec spec;
@@ -83,7 +111,8 @@ struct perfring_backend {
 	struct hw_ring *rings;
 	size_t nring;
 	struct perfring_event_desc *descs;
-	pid_t target;			/* command or -p pid; 0 for -a */
+	pid_t target;			/* command, -p pid or -t tid; 0 for -a */
+	pid_t tgid;			/* the process of -t tid */
 	int child;			/* 1 if we forked target */
 	int go_fd;			/* write end: release the command */
 	int err_fd;			/* read end: exec errno */
@@ -92,7 +121,8 @@ struct perfring_backend {
 	int exited;
 	int status;
 	int fake_errno;
-	uint64_t t0;			/* CLOCK_MONOTONIC before enabling */
+	uint64_t t0;			/* the sample clock before enabling */
+	clockid_t clockid;		/* of the sample times */
 	size_t page_size;
 };
 
@@ -259,12 +289,62 @@ static int sys_perf_event_open(struct perfring_backend *b, struct perfring_attr 
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
-static uint64_t now_monotonic(void)
+static uint64_t now_ns(clockid_t c)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(c, &ts) < 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A CPU list in sysfs syntax ("0-3,5", optionally ending in a newline).
+ * Returns 0, -EINVAL on anything else (empty, junk, a range backwards or
+ * over 65536 CPUs), or -ENOMEM.
+ */
+static int parse_cpu_list(const char *p, int **out, size_t *n)
+{
+	int *cpus = NULL;
+	size_t cnt = 0;
+
+	while (*p && *p != '\n') {
+		char *end;
+		long a, z;
+		int *nc;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		a = z = strtol(p, &end, 10);
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				goto bad;
+			z = strtol(end + 1, &end, 10);
+		}
+		if (z < a || z > 65535)
+			goto bad;
+		nc = realloc(cpus, (cnt + (size_t)(z - a + 1)) * sizeof(int));
+		if (!nc) {
+			free(cpus);
+			return -ENOMEM;
+		}
+		cpus = nc;
+		for (long c = a; c <= z; c++)
+			cpus[cnt++] = (int)c;
+		p = end;
+		if (*p == ',' && p[1] && p[1] != '\n')
+			p++;
+		else if (*p && *p != '\n')
+			goto bad;
+	}
+	if (!cnt)
+		goto bad;
+	*out = cpus;
+	*n = cnt;
+	return 0;
+bad:
+	free(cpus);
+	return -EINVAL;
 }
 
 /* Online CPUs from /sys ("0-3,5"). */
@@ -272,12 +352,11 @@ static int online_cpus(int **out, size_t *n)
 {
 	char buf[4096];
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int *cpus = NULL;
-	size_t cnt = 0;
-	char *p;
+	int ret;
 
 	if (!f) {
 		long nc = sysconf(_SC_NPROCESSORS_ONLN);
+		int *cpus;
 
 		if (nc < 1)
 			nc = 1;
@@ -295,36 +374,53 @@ static int online_cpus(int **out, size_t *n)
 		return -EIO;
 	}
 	fclose(f);
-	p = buf;
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), z = a;
-		int *nc;
+	ret = parse_cpu_list(buf, out, n);
+	return ret == -EINVAL ? -EIO : ret;
+}
 
-		if (end == p)
-			break;
-		if (*end == '-')
-			z = strtol(end + 1, &end, 10);
-		if (z < a || z - a > 65536)
-			break;
-		nc = realloc(cpus, (cnt + (size_t)(z - a + 1)) * sizeof(int));
-		if (!nc) {
-			free(cpus);
-			return -ENOMEM;
+/*
+ * -C LIST: the CPUs asked for, each of which must be online.  Duplicates
+ * are dropped.  On a bad list, diag says why.
+ */
+static int chosen_cpus(const char *list, int **out, size_t *n, struct perfring_diag *diag)
+{
+	int *want = NULL, *on = NULL;
+	size_t nwant = 0, non = 0, k = 0;
+	int ret = parse_cpu_list(list, &want, &nwant);
+
+	if (ret == -EINVAL) {
+		set_diag(diag, -EINVAL, "-C %s: not a CPU list (such as 0, 0-3 or 0,2-3)", list);
+		return ret;
+	}
+	if (ret < 0)
+		return ret;
+	ret = online_cpus(&on, &non);
+	if (ret < 0) {
+		free(want);
+		set_diag(diag, ret, "cannot list the online CPUs: %s", strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < nwant; i++) {
+		bool online = false, dup = false;
+
+		for (size_t j = 0; j < non && !online; j++)
+			online = on[j] == want[i];
+		for (size_t j = 0; j < k && !dup; j++)
+			dup = want[j] == want[i];
+		if (!online) {
+			set_diag(diag, -EINVAL, "-C %s: CPU %d is not online (online: CPUs %d-%d%s)",
+				 list, want[i], on[0], on[non - 1],
+				 (size_t)(on[non - 1] - on[0] + 1) == non ? "" : ", with gaps");
+			free(want);
+			free(on);
+			return -EINVAL;
 		}
-		cpus = nc;
-		for (long c = a; c <= z; c++)
-			cpus[cnt++] = (int)c;
-		p = end;
-		if (*p == ',')
-			p++;
+		if (!dup)
+			want[k++] = want[i];
 	}
-	if (!cnt) {
-		free(cpus);
-		return -EIO;
-	}
-	*out = cpus;
-	*n = cnt;
+	free(on);
+	*out = want;
+	*n = k;
 	return 0;
 }
 
@@ -384,6 +480,47 @@ static int process_threads(pid_t pid, int **out, size_t *n)
 	*out = t;
 	*n = cnt;
 	return 0;
+}
+
+/* The process (Tgid) of a thread id, or -errno. */
+static int thread_group(pid_t tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	int tgid = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ENOENT : -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid > 0 ? tgid : -ENOENT;
+}
+
+/*
+ * The default ring, as perf record sizes it: kernel.perf_event_mlock_kb
+ * less one page (the header page), in pages, rounded down to a power of
+ * two (128 data pages with the kernel's default 516 KiB and 4 KiB pages).
+ * perf 6.1 uses the same default with --call-graph dwarf.
+ */
+static uint32_t hw_default_ring_pages(size_t page)
+{
+	int kb = 0;
+	uint64_t pages;
+	uint32_t p = 1;
+
+	if (read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &kb) < 0 || kb <= 0)
+		return DEFAULT_RING_PAGES;
+	kb -= (int)(page / 1024);
+	pages = kb > 0 ? (uint64_t)kb * 1024 / page : 0;
+	if (!pages)
+		return 1;
+	while ((uint64_t)p * 2 <= pages && p < (1u << 20))
+		p *= 2;
+	return p;
 }
 
 /* ---- the command ---------------------------------------------------------- */
@@ -460,7 +597,7 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 			a->flags |= PERFRING_ATTR_INHERIT;
 		if (leader)
 			a->flags |= PERFRING_ATTR_DISABLED;
-		if (leader && b->child)
+		if (leader && b->child && !o->system_wide)
 			a->flags |= PERFRING_ATTR_ENABLE_ON_EXEC;
 		return;
 	}
@@ -479,6 +616,17 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 		a->sample_type |= PERFRING_SAMPLE_CALLCHAIN;
 	if (a->type == PERFRING_TYPE_TRACEPOINT)
 		a->sample_type |= PERFRING_SAMPLE_RAW;	/* the event's fields */
+	if (o->callchain && o->stack_user) {
+		/*
+		 * DWARF unwinding (perf report unwinds offline): the kernel
+		 * part of the chain stays, the user part comes from the
+		 * registers and a copy of the top of the user stack.
+		 */
+		a->sample_type |= PERFRING_SAMPLE_REGS_USER | PERFRING_SAMPLE_STACK_USER;
+		a->sample_regs_user = HW_DWARF_REGS;
+		a->sample_stack_user = o->stack_user;
+		a->flags |= PERFRING_ATTR_EXCLUDE_CALLCHAIN_USER;
+	}
 	/* LOST: records the kernel dropped, even those no LOST record reports. */
 	a->read_format = PERFRING_FORMAT_ID | PERFRING_FORMAT_LOST;
 	if (o->period) {
@@ -491,17 +639,35 @@ static void build_attr(struct perfring_backend *b, struct hw_event *e, size_t id
 	}
 	a->flags |= PERFRING_ATTR_SAMPLE_ID_ALL | PERFRING_ATTR_USE_CLOCKID |
 		    PERFRING_ATTR_WATERMARK;
-	a->clockid = CLOCK_MONOTONIC;
-	a->wakeup_events = (uint32_t)(b->opts.ring_pages * b->page_size / 2);
+	a->clockid = b->clockid;
+	/*
+	 * Wake the reader when a quarter of the ring is full, not half (the
+	 * kernel's default, and perf record's): three quarters are then left
+	 * for the time the reader takes to get a CPU.  At -F 20000 -g -m 8
+	 * a busy CPU fills a 32 KiB ring in 3.5 ms, while the reader waits
+	 * up to a scheduler slice (about 3 ms here) when every CPU is busy.
+	 * bench/RESULTS.md has the runs (an eighth was worse: twice the
+	 * wakeups).
+	 */
+	a->wakeup_events = (uint32_t)(b->opts.ring_pages * b->page_size / 4);
 	if (!o->system_wide)
 		a->flags |= PERFRING_ATTR_INHERIT;
 	if (leader)
 		a->flags |= PERFRING_ATTR_DISABLED;
-	if (leader && b->child)
+	if (leader && b->child && !o->system_wide)
 		a->flags |= PERFRING_ATTR_ENABLE_ON_EXEC;
 	if (idx == 0)	/* the tracking event: side-band once per ring */
 		a->flags |= PERFRING_ATTR_MMAP | PERFRING_ATTR_MMAP2 | PERFRING_ATTR_COMM |
 			    PERFRING_ATTR_COMM_EXEC | PERFRING_ATTR_TASK;
+	if (idx == 0 && o->switch_events)
+		a->flags |= PERFRING_ATTR_CONTEXT_SWITCH;
+	/*
+	 * DWARF: the unwinder reads the unwind tables (.eh_frame_hdr) where
+	 * they are mapped, in the read-only segment: data mappings are
+	 * recorded too (perf record sets mmap_data with dwarf as well).
+	 */
+	if (idx == 0 && o->callchain && o->stack_user)
+		a->flags |= PERFRING_ATTR_MMAP_DATA;
 }
 
 static void close_fds(struct perfring_backend *b)
@@ -760,10 +926,20 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 					 sizeof(void *))
 		return set_diag(diag, -EINVAL, "bad backend options"), -EINVAL;
 	*out = NULL;
-	ntargets = (opts->pid > 0) + (opts->system_wide != 0) + (opts->argv && opts->argv[0]);
+	{
+		bool has_cpus = opts->sz > offsetof(struct perfring_backend_opts, cpu_list) &&
+				opts->cpu_list;
+		bool has_tid = opts->sz > offsetof(struct perfring_backend_opts, tid) &&
+			       opts->tid > 0;
+
+		/* -a/-C with a command: every task on the CPUs while it runs. */
+		ntargets = (opts->pid > 0) + has_tid + (opts->argv && opts->argv[0]);
+		if (!ntargets || ((opts->system_wide || has_cpus) && (opts->pid > 0 || has_tid)))
+			ntargets += opts->system_wide || has_cpus;
+	}
 	if (ntargets != 1) {
-		set_diag(diag, -EINVAL, "%s", ntargets ? "give only one of a command, -p PID and -a"
-					   : "nothing to measure: give a command, -p PID or -a");
+		set_diag(diag, -EINVAL, "%s", ntargets ? "give only one of a command, -p PID, -t TID and -a/-C"
+					   : "nothing to measure: give a command, -p PID, -t TID, -a or -C");
 		return -EINVAL;
 	}
 	if (opts->mode != PERFRING_BACKEND_SAMPLE && opts->mode != PERFRING_BACKEND_COUNT)
@@ -776,8 +952,30 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 	b->status = -1;
 	b->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	b->fake_errno = parse_fake_errno();
+	b->clockid = b->opts.clockid_set ? (clockid_t)b->opts.clockid : CLOCK_MONOTONIC;
+	if (b->opts.cpu_list)
+		b->opts.system_wide = 1;
+	if (b->opts.mode == PERFRING_BACKEND_SAMPLE) {
+		struct timespec ts;
+
+		if (clock_gettime(b->clockid, &ts) < 0) {
+			set_diag(diag, -EINVAL, "clock %d cannot be read here: %s",
+				 (int)b->clockid, strerror(errno));
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
+	if (b->opts.callchain && b->opts.stack_user &&
+	    (!HW_DWARF_REGS || b->opts.stack_user % 8 || b->opts.stack_user > 65528)) {
+		set_diag(diag, -EINVAL, HW_DWARF_REGS ?
+			 "user stack size %u: must be a multiple of 8 up to 65528" :
+			 "DWARF callchains (user stack %u): the registers of this architecture "
+			 "are not known to this build; use frame pointers", b->opts.stack_user);
+		ret = -EINVAL;
+		goto fail;
+	}
 	if (!b->opts.ring_pages)
-		b->opts.ring_pages = DEFAULT_RING_PAGES;
+		b->opts.ring_pages = hw_default_ring_pages(b->page_size);
 	if (b->opts.ring_pages & (b->opts.ring_pages - 1) || b->opts.ring_pages > (1u << 20)) {
 		set_diag(diag, -EINVAL, "ring pages must be a power of two (got %u)",
 			 b->opts.ring_pages);
@@ -813,7 +1011,11 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 	specs = NULL;
 
 	/* Where: CPUs and tasks. */
-	if (b->opts.mode == PERFRING_BACKEND_SAMPLE || b->opts.system_wide) {
+	if (b->opts.cpu_list) {
+		ret = chosen_cpus(b->opts.cpu_list, &b->cpus, &b->ncpu, diag);
+		if (ret < 0)
+			goto fail;
+	} else if (b->opts.mode == PERFRING_BACKEND_SAMPLE || b->opts.system_wide) {
 		ret = online_cpus(&b->cpus, &b->ncpu);
 		if (ret < 0) {
 			set_diag(diag, ret, "cannot list the online CPUs: %s", strerror(-ret));
@@ -829,6 +1031,11 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 		b->ncpu = 1;
 	}
 	if (b->opts.system_wide) {
+		if (b->opts.argv && b->opts.argv[0]) {
+			ret = fork_command(b, diag);
+			if (ret < 0)
+				goto fail;
+		}
 		b->thr = malloc(sizeof(int));
 		if (!b->thr) {
 			ret = -ENOMEM;
@@ -845,6 +1052,24 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 			goto fail;
 		}
 		b->target = b->opts.pid;
+	} else if (b->opts.tid > 0) {
+		/* One thread: its own events; the process's maps are synthesised. */
+		ret = thread_group(b->opts.tid);
+		if (ret < 0) {
+			set_diag(diag, -ESRCH, "thread %d: %s", b->opts.tid,
+				 ret == -ENOENT ? "no such thread" : strerror(-ret));
+			ret = -ESRCH;
+			goto fail;
+		}
+		b->tgid = ret;
+		b->thr = malloc(sizeof(int));
+		if (!b->thr) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		b->thr[0] = b->opts.tid;
+		b->nthr = 1;
+		b->target = b->opts.tid;
 	} else {
 		ret = fork_command(b, diag);
 		if (ret < 0)
@@ -882,7 +1107,9 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 			goto fail;
 	}
 	if (b->target > 0) {
-		b->pidfd = (int)syscall(SYS_pidfd_open, b->target, 0);
+		/* A thread (-t) has a pidfd of its own since Linux 6.9 (PIDFD_THREAD = O_EXCL). */
+		b->pidfd = (int)syscall(SYS_pidfd_open, b->target,
+					b->opts.tid > 0 && b->tgid != b->opts.tid ? O_EXCL : 0);
 		if (b->pidfd < 0 && errno == ESRCH) {
 			set_diag(diag, -ESRCH, "process %d exited", (int)b->target);
 			ret = -ESRCH;
@@ -917,12 +1144,13 @@ static int hw_start(struct perfring_backend *b, struct perfring_diag *diag)
 	if (!b || b->started)
 		return -EINVAL;
 	b->started = 1;
-	b->t0 = now_monotonic();
-	if (!b->child) {
+	b->t0 = now_ns(b->clockid);
+	/* CPU-wide events with a command (-a/-C): enabled before it starts. */
+	if (!b->child || b->opts.system_wide)
 		for_leaders(b, PERF_EVENT_IOC_ENABLE);
+	if (!b->child)
 		return 0;
-	}
-	/* Release the command; its exec enables the events (enable_on_exec). */
+	/* Release the command; its exec enables per-task events (enable_on_exec). */
 	if (write(b->go_fd, "g", 1) != 1) {
 		int e = errno;
 
@@ -1328,7 +1556,11 @@ static int synth_maps(struct synth *s, int pid)
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
 			   &maj, &min, &ino, &name_at) < 7)
 			continue;
-		if (strlen(perms) < 4 || perms[2] != 'x')
+		if (strlen(perms) < 4)
+			continue;
+		/* Data mappings too with mmap_data, readable ones, as perf does. */
+		if (perms[2] != 'x' &&
+		    (!(s->attr->flags & PERFRING_ATTR_MMAP_DATA) || perms[0] != 'r'))
 			continue;
 		name = name_at ? line + name_at : "";
 		nlen = strcspn(name, "\n");
@@ -1342,11 +1574,12 @@ static int synth_maps(struct synth *s, int pid)
 			prot |= PROT_READ;
 		if (perms[1] == 'w')
 			prot |= PROT_WRITE;
-		prot |= PROT_EXEC;
+		if (perms[2] == 'x')
+			prot |= PROT_EXEC;
 		flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 		memset(&m, 0, sizeof(m));
 		m.header.type = PERFRING_RECORD_MMAP2;
-		m.header.misc = PERFRING_MISC_USER;
+		m.header.misc = PERFRING_MISC_USER | (perms[2] == 'x' ? 0 : PERFRING_MISC_MMAP_DATA);
 		m.pid = (uint32_t)pid;
 		m.tid = (uint32_t)pid;
 		m.start = start;
@@ -1394,12 +1627,16 @@ static int hw_synthesize(struct perfring_backend *b, perfring_backend_record_fn 
 
 	if (!b || !fn)
 		return -EINVAL;
-	if (b->opts.mode != PERFRING_BACKEND_SAMPLE || b->child || !b->nev)
+	if (b->opts.mode != PERFRING_BACKEND_SAMPLE || (b->child && !b->opts.system_wide) || !b->nev)
 		return 0;
 	s.attr = &b->ev[0].attr;
 	s.id = b->ev[0].nr_ids ? b->ev[0].ids[0] : 0;
 	if (b->opts.pid > 0) {
 		ret = synth_process(&s, b->opts.pid);
+	} else if (b->opts.tid > 0) {
+		ret = synth_comm(&s, b->tgid, b->opts.tid);
+		if (ret >= 0)
+			ret = synth_maps(&s, b->tgid);
 	} else if (b->opts.system_wide) {
 		DIR *d = opendir("/proc");
 		struct dirent *de;
