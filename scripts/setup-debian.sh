@@ -20,3 +20,11 @@ if [ -n "$missing" ]; then
 else
 	echo "setup-debian: all packages present"
 fi
+
+# The tracepoint tests need tracefs: mount it where the kernel has it and
+# nothing mounted it yet (as root only; the tests skip, saying so, where
+# there is none).
+if [ "$(id -u)" -eq 0 ] && [ -d /sys/kernel/tracing ] && [ ! -d /sys/kernel/tracing/events ]; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+		echo "setup-debian: tracefs could not be mounted on /sys/kernel/tracing"
+fi
