@@ -22,5 +22,5 @@ tests_check_ring_LDADD = $(TEST_LDADD) -lpthread
 RING_TESTS = tests/check_ring tests/check_dump_count
 TESTS += tests/check_record tests/check_ring tests/symbols.sh tests/headers-cxx.sh
 
-EXTRA_DIST += tests/symbols.sh tests/headers-cxx.sh tests/fixtures
+EXTRA_DIST += tests/symbols.sh tests/headers-cxx.sh tests/fixtures tests/README.md
 include tests/jit.mk
