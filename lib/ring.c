@@ -242,13 +242,13 @@ struct perfring_ring {
 	 */
 	uint64_t tail_seen;
 	/*
-	 * perfring_ring_write's fast path applies: writable, normal mode
-	 * (set where mode, hdr_writable and flags are), and records of
-	 * 8 + [0, fast_max] bytes fit (fast_max = min(record max,
-	 * data_size - 8) - 8).
+	 * perfring_ring_write's fast path: records of size s with
+	 * s - 8 < fast_lim (as u64) may take it; 0 when it never applies
+	 * (read-only, overwrite mode).  Set where mode, hdr_writable, flags
+	 * and data_size are known (ring_set_fast).  room = data_size - 8.
 	 */
-	int fast_write;
-	uint16_t fast_max;
+	uint64_t fast_lim;
+	uint64_t room;
 	struct pr_event *events;
 	uint32_t nr_events;
 	/* LOST records written by this producer */
@@ -426,10 +426,11 @@ static void ring_set_fast(struct perfring_ring *r)
 {
 	uint64_t max = r->data_size - 8 < PERFRING_RECORD_MAX_SIZE ? r->data_size - 8 :
 		       PERFRING_RECORD_MAX_SIZE;
+	int fast = (r->mode & PERFRING_RING_WRITE) && r->hdr_writable &&
+		   !(r->flags & PERFRING_RING_OVERWRITE) && max >= 8;
 
-	r->fast_write = (r->mode & PERFRING_RING_WRITE) && r->hdr_writable &&
-			!(r->flags & PERFRING_RING_OVERWRITE) && max >= 8;
-	r->fast_max = (uint16_t)(max >= 8 ? max - 8 : 0);
+	r->fast_lim = fast ? max - 8 + 1 : 0;
+	r->room = r->data_size - 8;
 }
 
 static void ring_set_area(struct perfring_ring *r, unsigned char *hdr_at)
@@ -1019,6 +1020,28 @@ static inline __attribute__((always_inline)) void copy_small(void *dst, const vo
 		__builtin_memcpy(d + i, s + i, 8);
 }
 
+/*
+ * 8 <= len <= 64, 8-aligned: two or four 16-byte moves that may overlap
+ * (or one 8-byte move), all inside [dst, dst + len).
+ */
+static inline __attribute__((always_inline)) void copy_upto64(void *dst, const void *src,
+							       size_t len)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (len < 16) {
+		__builtin_memcpy(d, s, 8);
+		return;
+	}
+	__builtin_memcpy(d, s, 16);
+	__builtin_memcpy(d + len - 16, s + len - 16, 16);
+	if (len > 32) {
+		__builtin_memcpy(d + 16, s + 16, 16);
+		__builtin_memcpy(d + len - 32, s + len - 32, 16);
+	}
+}
+
 /* Copy len bytes to ring position pos, wrapping at the end of the data area. */
 static inline __attribute__((always_inline)) void ring_put(struct perfring_ring *r, uint64_t pos,
 							   const void *src, size_t len)
@@ -1306,6 +1329,13 @@ static __attribute__((noinline)) int fast_put_commit(struct perfring_ring *r, ui
 	return 0;
 }
 
+/* A handler moved the head before our claim: close our level, start over. */
+static __attribute__((noinline)) int fast_cas_failed(struct perfring_ring *r, const void *rec)
+{
+	put_handle(r);
+	return ring_write_slow(r, rec, pr_get16((const unsigned char *)rec + 6));
+}
+
 /*
  * Fast path: a normal-mode ring this process may write, no LOST record
  * pending, room by the last tail seen, and no handler moving the head
@@ -1333,21 +1363,19 @@ PERFRING_API int perfring_ring_write(struct perfring_ring *r, const void *rec)
 	size = pr_get16((const unsigned char *)rec + 6);
 	ws = r->ws;
 	old = pr_read_once(&ws->head);
-	if (__builtin_expect(!r->fast_write || (uint16_t)(size - 8) > r->fast_max || (size & 7) ||
+	if (__builtin_expect((uint64_t)size - 8 >= r->fast_lim || (size & 7) ||
 			     pr_read_once(&ws->lost) ||
-			     old - pr_read_once(&r->tail_seen) > r->data_size - 8 - size, 0))
+			     old - pr_read_once(&r->tail_seen) > r->room - size, 0))
 		return ring_write_slow(r, rec, size);
 	nest = pr_read_once(&ws->nest);
 	pr_write_once(&ws->nest, nest + 1);
 	pr_signal_fence();	/* nest is raised before the claim */
-	if (__builtin_expect(!pr_local_cas(&ws->head, &old, old + size), 0)) {
-		put_handle(r);
-		return ring_write_slow(r, rec, size);
-	}
+	if (__builtin_expect(!pr_local_cas(&ws->head, &old, old + size), 0))
+		return fast_cas_failed(r, rec);
 	o = old & r->mask;
 	if (__builtin_expect(size > 64 || o + size > r->data_size, 0))
 		return fast_put_commit(r, old, rec, size, nest);
-	copy_small(r->data + o, rec, size);
+	copy_upto64(r->data + o, rec, size);
 	pr_signal_fence();	/* the record's bytes before the commit */
 	fast_commit(r, ws, nest);
 	return 0;
