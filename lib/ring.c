@@ -71,6 +71,38 @@
  *            overwrite mode the bytes of the reservation may already have
  *            clobbered the oldest records, so abort always pads there.
  *
+ * ---- Which instruction gives which guarantee ----------------------------
+ *
+ *  Only the producer thread and its signal handlers write the producer
+ *  state, so its read-modify-writes need to be indivisible only against a
+ *  signal on the same CPU (the kernel's local_t), not against other CPUs;
+ *  barrier.h has the details.
+ *
+ *  x86-64:
+ *    claim (ws->head)      cmpxchgq, no lock prefix: one instruction, so a
+ *                          signal comes before or after it; no bus lock,
+ *                          no store-buffer drain (about 4x cheaper)
+ *    lost/dropped/aborted  addq to memory, no lock prefix (same reason)
+ *    nest, data_head, tail plain movs: aligned 8-byte loads and stores are
+ *                          single-copy atomic, and x86 keeps stores in
+ *                          order and loads in order (TSO), so release and
+ *                          acquire (B, C, D, A) cost no fence instruction
+ *    signal fences         compiler barriers only (no instruction)
+ *  aarch64:
+ *    claim, counters       C11 relaxed atomics: LSE cas/ldadd (one
+ *                          instruction) or an ldxr/stxr loop, no dmb.
+ *                          Still signal-safe: taking a signal and returning
+ *                          from it clears the exclusive monitor, so an
+ *                          interrupted stxr fails and the loop retries with
+ *                          the handler's value
+ *    data_head (B)         stlr (store-release); data_tail (A) ldar
+ *                          (load-acquire); reader's (C) ldar, (D) stlr
+ *    signal fences         compiler barriers only
+ *  Anything else, and every TSan build: the same C11 relaxed atomics and
+ *  acquire/release operations, correct on every target with lock-free
+ *  64-bit atomics (asserted in barrier.h), at worst slower (a locked
+ *  instruction).
+ *
  * ---- Overwrite mode (write_backward) -------------------------------------
  *
  *  The head decreases by the record size and the record is written at the
