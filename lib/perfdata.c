@@ -77,6 +77,7 @@ struct perfring_perfdata {
 	/* input window over the data section / stream */
 	unsigned char *buf;
 	size_t cap, len, pos;
+	size_t window;		/* the window asked for (cap: what was allocated) */
 	uint64_t buf_off;	/* stream offset of buf[0] */
 	uint64_t data_end;	/* file mode: end of the data section */
 	int eof;
@@ -603,10 +604,9 @@ static int pd_open(int fd, int own, const char *defname,
 	snprintf(pd->name, sizeof(pd->name), "%s",
 		 opts && opts->size >= offsetof(struct perfring_perfdata_opts, name) +
 		 sizeof(opts->name) && opts->name ? opts->name : defname);
-	pd->cap = window;
-	pd->buf = aligned_alloc(8, PR_ALIGN8(window));
+	pd->cap = pd->window = window;
 	pd->scratch = aligned_alloc(8, PD_SCRATCH);
-	if (!pd->buf || !pd->scratch) {
+	if (!pd->scratch) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -655,6 +655,20 @@ static int pd_open(int fd, int own, const char *defname,
 		if (err)
 			goto fail;
 		event_desc_at_open(pd);
+	}
+	/*
+	 * The read window: a file smaller than the window is read whole
+	 * with a buffer of its size (a short perf.data, or a fuzz input,
+	 * no longer costs a 1 MiB allocation per open).  Every record lies
+	 * in the file, so it still fits.  Pipe mode: the full window.
+	 */
+	if (!pd->pipe && pd->file_size < (uint64_t)window - 8)
+		pd->cap = PR_ALIGN8((size_t)pd->file_size) + 8 < 4096 ? 4096 :
+			  PR_ALIGN8((size_t)pd->file_size) + 8;
+	pd->buf = aligned_alloc(8, PR_ALIGN8(pd->cap));
+	if (!pd->buf) {
+		err = -ENOMEM;
+		goto fail;
 	}
 	*out = pd;
 	return 0;
@@ -1229,7 +1243,7 @@ static int start_compressed(struct perfring_perfdata *pd, const unsigned char *p
 #else
 	if (!pd->zds) {
 		pd->zds = ZSTD_createDStream();
-		pd->zcap = PR_ALIGN8(pd->cap);
+		pd->zcap = PR_ALIGN8(pd->window);
 		pd->zbuf = aligned_alloc(8, pd->zcap);
 		pd->zscratch = aligned_alloc(8, PD_SCRATCH);
 		if (!pd->zds || !pd->zbuf || !pd->zscratch)

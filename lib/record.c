@@ -522,7 +522,9 @@ PERFRING_API int perfring_sample_decode(const struct perfring_attr *attr,
 		return -EBADMSG;
 	}
 
-	memset(s, 0, sizeof(*s));
+	/* Validation only (out == NULL): every field read below is set first. */
+	if (out)
+		memset(s, 0, sizeof(*s));
 	c.base = rec;
 	c.size = rec_size;
 	c.off = sizeof(h);

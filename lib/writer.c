@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,8 @@ struct perfring_writer {
 	unsigned char *obuf;
 	size_t olen;
 	uint64_t opos;			/* offset of obuf[0] in the output */
+	struct wr_bg *bg;		/* background writes (file mode), or NULL */
+	int bg_failed;			/* no helper thread: write synchronously */
 	uint64_t data_offset;
 
 	uint64_t max_time, t_last_round, t_limit, since_round;
@@ -310,10 +313,185 @@ static int wr_write_all(struct perfring_writer *w, const void *p, size_t n,
 	return 0;
 }
 
+/*
+ * ---- Background writes ----------------------------------------------------
+ *
+ * In file mode a full output buffer is written by a helper thread while the
+ * caller fills the other one: the kernel's copy into the page cache (as
+ * much CPU as cp's whole copy) overlaps the caller's work on the next
+ * records, on another CPU.  One write in flight at most; the output is the
+ * same bytes at the same offsets.  Everything else that writes (a partial
+ * flush, the header, ftruncate) first waits for it, and an error of the
+ * helper's write is reported by the next wait, as a synchronous write
+ * would have been.  No thread (or no memory for it): synchronous writes.
+ */
+struct wr_bg {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int busy, quit;
+	int fd;
+	unsigned char *buf;		/* the buffer written, or the spare */
+	size_t len;
+	uint64_t off;
+	int err;			/* errno of a failed write, 0 */
+	uint64_t err_off;
+};
+
+static void *wr_bg_main(void *arg)
+{
+	struct wr_bg *bg = arg;
+
+	pthread_mutex_lock(&bg->mu);
+	for (;;) {
+		const unsigned char *c;
+		size_t n;
+		uint64_t off;
+		int e = 0;
+
+		while (!bg->busy && !bg->quit)
+			pthread_cond_wait(&bg->cv, &bg->mu);
+		if (!bg->busy)
+			break;
+		c = bg->buf;
+		n = bg->len;
+		off = bg->off;
+		pthread_mutex_unlock(&bg->mu);
+		while (n) {
+			ssize_t r = pwrite(bg->fd, c, n, (off_t)off);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				e = r < 0 ? errno : EIO;
+				break;
+			}
+			c += r;
+			n -= (size_t)r;
+			off += (uint64_t)r;
+		}
+		pthread_mutex_lock(&bg->mu);
+		if (e && !bg->err) {
+			bg->err = e;
+			bg->err_off = off;
+		}
+		bg->busy = 0;
+		pthread_cond_broadcast(&bg->cv);
+	}
+	pthread_mutex_unlock(&bg->mu);
+	return NULL;
+}
+
+/* Wait until no background write is in flight; report its error. */
+static int wr_bg_wait(struct perfring_writer *w)
+{
+	struct wr_bg *bg = w->bg;
+	int e;
+	uint64_t off;
+
+	if (!bg)
+		return 0;
+	pthread_mutex_lock(&bg->mu);
+	while (bg->busy)
+		pthread_cond_wait(&bg->cv, &bg->mu);
+	e = bg->err;
+	off = bg->err_off;
+	bg->err = 0;
+	pthread_mutex_unlock(&bg->mu);
+	if (!e)
+		return 0;
+	return wr_fail(w, -e, "writing %s at offset %" PRIu64 ": %s",
+		       w->tmp ? w->tmp : "the output", off,
+		       e == EIO ? "no progress" : strerror(e));
+}
+
+static void wr_bg_stop(struct perfring_writer *w)
+{
+	struct wr_bg *bg = w->bg;
+
+	if (!bg)
+		return;
+	pthread_mutex_lock(&bg->mu);
+	bg->quit = 1;
+	pthread_cond_broadcast(&bg->cv);
+	pthread_mutex_unlock(&bg->mu);
+	pthread_join(bg->th, NULL);
+	pthread_cond_destroy(&bg->cv);
+	pthread_mutex_destroy(&bg->mu);
+	free(bg->buf);
+	free(bg);
+	w->bg = NULL;
+}
+
+/* Start the helper: 0, or -1 when it cannot be had (then writes stay synchronous). */
+static int wr_bg_start(struct perfring_writer *w)
+{
+	struct wr_bg *bg = calloc(1, sizeof(*bg));
+
+	if (!bg)
+		return -1;
+	bg->buf = malloc(WR_OBUF_SIZE);
+	bg->fd = w->fd;
+	if (!bg->buf || pthread_mutex_init(&bg->mu, NULL)) {
+		free(bg->buf);
+		free(bg);
+		return -1;
+	}
+	if (pthread_cond_init(&bg->cv, NULL)) {
+		pthread_mutex_destroy(&bg->mu);
+		free(bg->buf);
+		free(bg);
+		return -1;
+	}
+	if (pthread_create(&bg->th, NULL, wr_bg_main, bg)) {
+		pthread_cond_destroy(&bg->cv);
+		pthread_mutex_destroy(&bg->mu);
+		free(bg->buf);
+		free(bg);
+		return -1;
+	}
+	w->bg = bg;
+	return 0;
+}
+
+static int wr_flush(struct perfring_writer *w);
+
+/* The buffer is full: hand it to the helper, go on with the spare. */
+static int wr_flush_full(struct perfring_writer *w)
+{
+	struct wr_bg *bg;
+	unsigned char *t;
+	int r;
+
+	if (w->pipe || w->err || (!w->bg && (w->bg_failed || wr_bg_start(w) < 0))) {
+		w->bg_failed = 1;
+		return wr_flush(w);
+	}
+	r = wr_bg_wait(w);
+	if (r < 0)
+		return r;
+	bg = w->bg;
+	pthread_mutex_lock(&bg->mu);
+	t = bg->buf;
+	bg->buf = w->obuf;
+	bg->len = w->olen;
+	bg->off = w->opos;
+	bg->busy = 1;
+	pthread_cond_broadcast(&bg->cv);
+	pthread_mutex_unlock(&bg->mu);
+	w->obuf = t;
+	w->opos += w->olen;
+	w->olen = 0;
+	return 0;
+}
+
 static int wr_flush(struct perfring_writer *w)
 {
 	int r;
 
+	r = wr_bg_wait(w);
+	if (r < 0)
+		return r;
 	if (w->err)
 		return w->err;
 	if (!w->olen)
@@ -342,7 +520,7 @@ static int wr_out(struct perfring_writer *w, const void *p, size_t n)
 		c += k;
 		n -= k;
 		if (w->olen == WR_OBUF_SIZE) {
-			int r = wr_flush(w);
+			int r = wr_flush_full(w);
 
 			if (r < 0)
 				return r;
@@ -1939,6 +2117,7 @@ static void wr_free(struct perfring_writer *w)
 
 	if (!w)
 		return;
+	wr_bg_stop(w);
 	for (i = 0; i < w->nr_src; i++) {
 		struct wr_chunk *c = w->src[i].head;
 
@@ -1991,6 +2170,7 @@ PERFRING_API void perfring_writer_abort(struct perfring_writer *w)
 {
 	if (!w)
 		return;
+	wr_bg_stop(w);	/* before the fd is closed under it */
 	if (w->own_fd && w->fd >= 0)
 		close(w->fd);
 	if (w->tmp)
