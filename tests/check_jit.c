@@ -27,6 +27,12 @@
 
 static char tmpdir[256];
 
+/* Unaligned access to the bytes of a dump or a record (no casts: UBSan). */
+static uint64_t ld64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t ld32(const void *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint16_t ld16(const void *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static void st64(void *p, uint64_t v) { memcpy(p, &v, 8); }
+
 static void mk_tmpdir(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/check_jit.XXXXXX",
@@ -400,7 +406,7 @@ START_TEST(test_damage)
 	add_load(&d, "ok", 0x1000, code1, sizeof(code1), 0, 1);
 	off = d.b->len;
 	add_load(&d, "bad", 0x2000, code2, sizeof(code2), 1, 2);
-	*(uint64_t *)(void *)(d.b->data + off + 40) = 1000;
+	st64(d.b->data + off + 40, 1000);
 	add_load(&d, "after", 0x3000, code2, sizeof(code2), 2, 3);
 	expect_damage(&d, 1, off, "code_size");
 
@@ -430,7 +436,7 @@ START_TEST(test_damage)
 	dump_init(&d, 0);
 	off = d.b->len;
 	add_debug(&d, 0x1000, 0, 1);
-	*(uint64_t *)(void *)(d.b->data + off + 24) = 3;
+	st64(d.b->data + off + 24, 3);
 	expect_damage(&d, 0, off + 32 + 16 + 5 + 16 + 2, "entry 2");
 }
 END_TEST
@@ -728,8 +734,8 @@ START_TEST(test_elf_code)
 		ck_assert_int_eq(memcmp(v.p + off[i], codes[i], sizes[i]), 0);
 	}
 	ck_assert_uint_eq(note->sh_type, SHT_NOTE);
-	ck_assert_uint_eq(*(uint32_t *)(void *)(v.p + note->sh_offset + 4), 20);
-	ck_assert_uint_eq(*(uint32_t *)(void *)(v.p + note->sh_offset + 8), NT_GNU_BUILD_ID);
+	ck_assert_uint_eq(ld32(v.p + note->sh_offset + 4), 20);
+	ck_assert_uint_eq(ld32(v.p + note->sh_offset + 8), NT_GNU_BUILD_ID);
 	ck_assert_int_eq(memcmp(v.p + note->sh_offset + 12, "GNU", 4), 0);
 	ck_assert_int_eq(memcmp(v.p + note->sh_offset + 16, id, 20), 0);
 	ck_assert_uint_eq(ph[1].p_type, PT_NOTE);
@@ -807,15 +813,15 @@ START_TEST(test_mmap2_encode)
 	n = perfring_jit_mmap2_encode(&attr, &m, buf, sizeof(buf));
 	/* 72 + 24 (name padded) + 32 (tid, time, id, cpu) */
 	ck_assert_int_eq(n, 72 + 24 + 32);
-	ck_assert_uint_eq(*(uint32_t *)(void *)buf, PERFRING_RECORD_MMAP2);
-	ck_assert_uint_eq(*(uint16_t *)(void *)(buf + 4), PERFRING_MISC_USER);
-	ck_assert_uint_eq(*(uint16_t *)(void *)(buf + 6), n);
-	ck_assert_uint_eq(*(uint64_t *)(void *)(buf + 16), m.addr);
-	ck_assert_uint_eq(*(uint64_t *)(void *)(buf + 24), m.len);
-	ck_assert_uint_eq(*(uint64_t *)(void *)(buf + 32), m.pgoff);
-	ck_assert_uint_eq(*(uint64_t *)(void *)(buf + 48), 99);
-	ck_assert_uint_eq(*(uint32_t *)(void *)(buf + 64), PROT_READ | PROT_EXEC);
-	ck_assert_uint_eq(*(uint32_t *)(void *)(buf + 68), MAP_PRIVATE);
+	ck_assert_uint_eq(ld32(buf), PERFRING_RECORD_MMAP2);
+	ck_assert_uint_eq(ld16(buf + 4), PERFRING_MISC_USER);
+	ck_assert_uint_eq(ld16(buf + 6), n);
+	ck_assert_uint_eq(ld64(buf + 16), m.addr);
+	ck_assert_uint_eq(ld64(buf + 24), m.len);
+	ck_assert_uint_eq(ld64(buf + 32), m.pgoff);
+	ck_assert_uint_eq(ld64(buf + 48), 99);
+	ck_assert_uint_eq(ld32(buf + 64), PROT_READ | PROT_EXEC);
+	ck_assert_uint_eq(ld32(buf + 68), MAP_PRIVATE);
 	ck_assert_str_eq((const char *)buf + 72, m.filename);
 	ck_assert_int_eq(perfring_sample_id_decode(attr.sample_type, buf, (size_t)n, &sid), 0);
 	ck_assert_uint_eq(sid.pid, 10);
