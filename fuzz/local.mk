@@ -28,10 +28,10 @@ FUZZ_REPLAY_COMMON = fuzz/replay.c fuzz/fuzz-common.c fuzz/fuzz.h
 FUZZ_COMMON = fuzz/fuzz-common.c fuzz/fuzz.h
 FUZZ_JSON = fuzz/json-check.c fuzz/json-check.h
 # fuzz-json: the JSON-lines codec of the tools (glib).
-FUZZ_JC_SOURCES = fuzz/fuzz-json.c tools/json-codec.c tools/json-codec.h
+FUZZ_JC_SOURCES = fuzz/fuzz-json.c tools/json-codec.h
 FUZZ_JC_CPP = $(FUZZ_CPP) -I$(top_srcdir)/tools $(FUZZ_PLUGINS)
 FUZZ_JC_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
-FUZZ_JC_LIBS = $(FUZZ_LIBS) $(GLIB_LIBS)
+FUZZ_JC_LIBS = tools/libtool-json.la $(FUZZ_LIBS) $(GLIB_LIBS)
 
 FUZZ_REPLAY_PROGS = fuzz/replay-ring fuzz/replay-record fuzz/replay-sideband \
 	fuzz/replay-perfdata fuzz/replay-json fuzz/replay-jitdump fuzz/replay-perfmap

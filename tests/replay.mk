@@ -2,12 +2,12 @@
 # emulator example's end-to-end proof against the real perf.
 check_PROGRAMS += tests/check_json
 tests_check_json_SOURCES = tests/check_json.c tests/testutil.h \
-	tools/json-codec.c tools/json-codec.h
+	tools/json-codec.h
 tests_check_json_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/tools \
 	-DBUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH)"' \
 	-DTEST_PLUGINS_DIR='"$(abs_top_builddir)/tests/plugins"'
 tests_check_json_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
-tests_check_json_LDADD = $(TEST_LDADD) $(GLIB_LIBS)
+tests_check_json_LDADD = tools/libtool-json.la $(TEST_LDADD) $(GLIB_LIBS)
 EXTRA_tests_check_json_DEPENDENCIES = $(plugin_LTLIBRARIES) $(check_LTLIBRARIES)
 
 REPLAY_SH_TESTS = tests/replay-json.sh tests/replay-damage.sh tests/replay-merge.sh \

@@ -52,6 +52,8 @@
 #include <glib.h>
 #include <perfring/perfring.h>
 
+#include "json.h"
+
 /* ---- encoder ------------------------------------------------------------- */
 
 /* Append the ATTR line of one event (no newline).  name may be NULL. */
@@ -113,30 +115,5 @@ size_t jc_decoder_nr_events(const struct jc_decoder *d);
 const struct jc_event *jc_decoder_event(const struct jc_decoder *d, size_t idx);
 /* Number of records decoded so far. */
 uint64_t jc_decoder_nr_records(const struct jc_decoder *d);
-
-/* ---- the small strict JSON parser (exposed for the tests) ----------------- */
-
-enum jc_kind { JC_NULL, JC_BOOL, JC_INT, JC_STRING, JC_ARRAY, JC_OBJECT };
-
-struct jc_value {
-	enum jc_kind kind;
-	bool b;			/* BOOL */
-	bool neg;		/* INT: negative; the value is -mag */
-	uint64_t mag;		/* INT: magnitude */
-	char *s;		/* STRING (NUL-terminated, may hold NULs) */
-	size_t len;		/* STRING length; ARRAY/OBJECT element count */
-	struct jc_value **items;	/* ARRAY elements, OBJECT values */
-	char **keys;		/* OBJECT keys */
-	bool *used;		/* OBJECT: member consumed by the decoder */
-};
-
-/*
- * Parse one JSON value (objects, arrays, strings with escapes, integers,
- * true/false/null; no fractions or exponents; duplicate keys refused;
- * nesting at most 64).  Returns the value, or NULL with *err set
- * ("at column N: ...").
- */
-struct jc_value *jc_parse(const char *text, size_t len, char **err);
-void jc_value_free(struct jc_value *v);
 
 #endif

@@ -1,36 +1,52 @@
-# Command-line tools.  PERFRING_BUILD_DIR / PERFRING_BUILD_PLUGINS_PATH let a
-# tool run from the build tree find the just-built plugins (only when its
-# executable lives under the build directory; see tools/tool-common.c).
+# Command-line tools.  Code that several programs share is built once, as
+# libtool convenience libraries split by purpose:
+#   tools/libtool-msg.la   messages, progress, plugin loading, version (tool-common)
+#   tools/libtool-json.la  the JSON parser (json.c) and the JSON-lines record
+#                          encoder and decoder (json-attr/encode/decode.c)
+#   tools/libtool-input.la inputs beside the library's sources: JIT dumps and
+#                          perf maps baked into ELF files (jit-bake), and the
+#                          -z option parser (compress-opt)
+# PERFRING_BUILD_DIR / PERFRING_BUILD_PLUGINS_PATH let a tool run from the
+# build tree find the just-built plugins (only when its executable lives
+# under the build directory; see tools/tool-common.c): each program defines
+# tool_build_plugins_path itself, as its plugin path differs.
 TOOL_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
 	-DPERFRING_BUILD_DIR='"$(abs_top_builddir)"' \
 	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH)"'
 TOOL_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
-TOOL_LDADD = lib/libperfring.la $(GLIB_LIBS)
+
+noinst_LTLIBRARIES += tools/libtool-msg.la tools/libtool-json.la tools/libtool-input.la
+tools_libtool_msg_la_SOURCES = tools/tool-common.c tools/tool-common.h tools/num-fmt.h
+tools_libtool_msg_la_CPPFLAGS = $(TOOL_CPPFLAGS)
+tools_libtool_msg_la_CFLAGS = $(TOOL_CFLAGS)
+tools_libtool_json_la_SOURCES = tools/json.c tools/json.h tools/json-attr.c \
+	tools/json-encode.c tools/json-decode.c tools/json-codec.h tools/json-codec-priv.h
+tools_libtool_json_la_CPPFLAGS = $(TOOL_CPPFLAGS)
+tools_libtool_json_la_CFLAGS = $(TOOL_CFLAGS)
+tools_libtool_input_la_SOURCES = tools/jit-bake.c tools/jit-bake.h \
+	tools/compress-opt.c tools/compress-opt.h
+tools_libtool_input_la_CPPFLAGS = $(TOOL_CPPFLAGS)
+tools_libtool_input_la_CFLAGS = $(TOOL_CFLAGS)
+
+TOOL_LDADD = tools/libtool-msg.la lib/libperfring.la $(GLIB_LIBS)
 
 bin_PROGRAMS += tools/perfring-dump
-tools_perfring_dump_SOURCES = tools/perfring-dump.c tools/json-codec.c tools/json-codec.h \
-	tools/dump-count.c tools/dump-count.h tools/num-fmt.h \
-	tools/tool-common.c tools/tool-common.h
+tools_perfring_dump_SOURCES = tools/perfring-dump.c tools/dump-count.c tools/dump-count.h
 tools_perfring_dump_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_dump_CFLAGS = $(TOOL_CFLAGS)
-tools_perfring_dump_LDADD = $(TOOL_LDADD) -lpthread
+tools_perfring_dump_LDADD = tools/libtool-json.la $(TOOL_LDADD) -lpthread
 
 # perfring-record loads the hw backend as a plugin (never linked in).
 bin_PROGRAMS += tools/perfring-record
-tools_perfring_record_SOURCES = tools/perfring-record.c tools/tool-common.c tools/tool-common.h \
-	tools/compress-opt.c tools/compress-opt.h tools/jit-bake.c tools/jit-bake.h
+tools_perfring_record_SOURCES = tools/perfring-record.c
 tools_perfring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
 	-DPERFRING_BUILD_DIR='"$(abs_top_builddir)"' \
 	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH):$(HW_PLUGIN_PATH)"'
 tools_perfring_record_CFLAGS = $(TOOL_CFLAGS)
-tools_perfring_record_LDADD = $(TOOL_LDADD)
+tools_perfring_record_LDADD = tools/libtool-input.la $(TOOL_LDADD)
 
-# perfring-replay, with the JSON-lines codec (tools/json-codec.[ch]) that
-# perfring-dump --json shares.
 bin_PROGRAMS += tools/perfring-replay
-tools_perfring_replay_SOURCES = tools/perfring-replay.c tools/json-codec.c tools/json-codec.h \
-	tools/jit-bake.c tools/jit-bake.h \
-	tools/tool-common.c tools/tool-common.h tools/compress-opt.c tools/compress-opt.h
+tools_perfring_replay_SOURCES = tools/perfring-replay.c
 tools_perfring_replay_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_replay_CFLAGS = $(TOOL_CFLAGS)
-tools_perfring_replay_LDADD = $(TOOL_LDADD)
+tools_perfring_replay_LDADD = tools/libtool-json.la tools/libtool-input.la $(TOOL_LDADD)

@@ -31,6 +31,8 @@
 #include "jit-bake.h"
 #include "tool-common.h"
 
+TOOL_DEFINE_BUILD_PLUGINS_PATH;
+
 static gchar **opt_events;
 static gint64 opt_freq;
 static gint64 opt_count;

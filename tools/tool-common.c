@@ -125,10 +125,8 @@ int tool_load_plugins(struct perfring_registry **out)
 	 * plugin does not matter.
 	 */
 	ret = perfring_registry_load_path(reg, g_getenv("PERFRING_PLUGIN_PATH"), &diag);
-#ifdef PERFRING_BUILD_PLUGINS_PATH
-	if (ret >= 0 && tool_uninstalled())
-		ret = perfring_registry_load_path(reg, PERFRING_BUILD_PLUGINS_PATH, &diag);
-#endif
+	if (ret >= 0 && tool_build_plugins_path && tool_uninstalled())
+		ret = perfring_registry_load_path(reg, tool_build_plugins_path, &diag);
 	if (ret >= 0)
 		ret = perfring_registry_load_installed(reg, &diag);
 	if (ret < 0) {

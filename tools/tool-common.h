@@ -50,6 +50,20 @@ bool tool_uninstalled(void);
 int tool_load_plugins(struct perfring_registry **out);
 
 /*
+ * The just-built plugins' path list of this program, searched when it runs
+ * from its build tree (NULL: none).  It differs between programs, so each
+ * defines it from its own PERFRING_BUILD_PLUGINS_PATH, at file scope:
+ * TOOL_DEFINE_BUILD_PLUGINS_PATH;
+ */
+extern const char *const tool_build_plugins_path;
+#ifdef PERFRING_BUILD_PLUGINS_PATH
+#define TOOL_DEFINE_BUILD_PLUGINS_PATH \
+	const char *const tool_build_plugins_path = PERFRING_BUILD_PLUGINS_PATH
+#else
+#define TOOL_DEFINE_BUILD_PLUGINS_PATH const char *const tool_build_plugins_path = NULL
+#endif
+
+/*
  * Print one line per plugin: name, kind, types (perf names), plugin ABI,
  * file, with a header line; verbose: then one "shadowed: FILE (by FILE)"
  * line per plugin file the search passed over.

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The small strict JSON parser of the perfring tools (RFC 8259 less
+ * fractions and exponents: every number the tools read is an exact
+ * integer).  It knows nothing of records; json-codec.h builds on it.
+ */
+#ifndef PERFRING_TOOLS_JSON_H
+#define PERFRING_TOOLS_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the small strict JSON parser ----------------- */
+
+enum jc_kind { JC_NULL, JC_BOOL, JC_INT, JC_STRING, JC_ARRAY, JC_OBJECT };
+
+struct jc_value {
+	enum jc_kind kind;
+	bool b;			/* BOOL */
+	bool neg;		/* INT: negative; the value is -mag */
+	uint64_t mag;		/* INT: magnitude */
+	char *s;		/* STRING (NUL-terminated, may hold NULs) */
+	size_t len;		/* STRING length; ARRAY/OBJECT element count */
+	struct jc_value **items;	/* ARRAY elements, OBJECT values */
+	char **keys;		/* OBJECT keys */
+	bool *used;		/* OBJECT: member consumed by the decoder */
+};
+
+/*
+ * Parse one JSON value (objects, arrays, strings with escapes, integers,
+ * true/false/null; no fractions or exponents; duplicate keys refused;
+ * nesting at most 64).  Returns the value, or NULL with *err set
+ * ("at column N: ...").
+ */
+struct jc_value *jc_parse(const char *text, size_t len, char **err);
+void jc_value_free(struct jc_value *v);
+
+#endif
