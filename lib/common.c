@@ -83,3 +83,90 @@ void pr_log(enum perfring_log_level lvl, const char *fmt, ...)
 	va_end(ap);
 	log_fn(lvl, buf, log_user);
 }
+
+/* ---- versioned structures ------------------------------------------------ */
+
+PERFRING_API int perfring_opts_load(void *dst, size_t dst_size, const void *opts,
+				    size_t min_size, const char *type, const char *file,
+				    struct perfring_diag *diag)
+{
+	const unsigned char *p = opts;
+	size_t sz, i;
+
+	if (!dst || dst_size < sizeof(size_t))
+		return -EINVAL;
+	memset(dst, 0, dst_size);
+	if (!type)
+		type = "options";
+	if (!opts) {
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET, "no %s given", type);
+		return -EINVAL;
+	}
+	memcpy(&sz, p, sizeof(sz));
+	if (sz < min_size || sz < sizeof(size_t)) {
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET,
+			    "%s.sz is %zu, below the %zu bytes of its first version "
+			    "(set it to sizeof(struct %s))", type, sz,
+			    min_size < sizeof(size_t) ? sizeof(size_t) : min_size, type);
+		return -EINVAL;
+	}
+	for (i = dst_size; i < sz; i++)
+		if (p[i]) {
+			pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET,
+				    "%s.sz is %zu and byte %zu is set: a field this "
+				    "libperfring (%zu bytes) does not know, from a newer "
+				    "header", type, sz, i, dst_size);
+			return -EINVAL;
+		}
+	memcpy(dst, opts, sz < dst_size ? sz : dst_size);
+	return 0;
+}
+
+PERFRING_API int perfring_struct_fill(void *dst, size_t min_size, const void *src,
+				      size_t src_size)
+{
+	unsigned char *d = dst;
+	size_t sz;
+
+	if (!dst || !src || src_size < sizeof(size_t))
+		return -EINVAL;
+	memcpy(&sz, d, sizeof(sz));
+	if (sz < min_size || sz < sizeof(size_t))
+		return -EINVAL;
+	memcpy(d + sizeof(size_t), (const unsigned char *)src + sizeof(size_t),
+	       (sz < src_size ? sz : src_size) - sizeof(size_t));
+	if (sz > src_size)
+		memset(d + src_size, 0, sz - src_size);
+	return 0;
+}
+
+int pr_event_desc_load(const struct perfring_event_desc *events, uint32_t i,
+		       struct perfring_event_desc *out, const char *file,
+		       struct perfring_diag *diag)
+{
+	const unsigned char *elem;
+	size_t stride, sz;
+	int err;
+
+	if (!events) {
+		memset(out, 0, sizeof(*out));
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET, "no event descriptions given");
+		return -EINVAL;
+	}
+	memcpy(&stride, events, sizeof(stride));
+	if (stride < PR_EVENT_DESC_MIN)
+		return perfring_opts_load(out, sizeof(*out), events, PR_EVENT_DESC_MIN,
+					  "perfring_event_desc", file, diag);
+	elem = (const unsigned char *)events + (size_t)i * stride;
+	memcpy(&sz, elem, sizeof(sz));
+	if (sz != stride) {
+		memset(out, 0, sizeof(*out));
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET,
+			    "event %" PRIu32 ": sz %zu differs from the first event's sz %zu "
+			    "(an array of descriptions has one sz)", i, sz, stride);
+		return -EINVAL;
+	}
+	err = perfring_opts_load(out, sizeof(*out), elem, PR_EVENT_DESC_MIN,
+				 "perfring_event_desc", file, diag);
+	return err;
+}

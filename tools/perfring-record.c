@@ -511,7 +511,7 @@ static int do_stat(const struct perfring_backend_ops *ops, struct perfring_backe
 		fprintf(stderr, "\n Performance counter stats for %s:\n\n", what);
 	g_free(what);
 	for (uint32_t i = 0; i < n; i++) {
-		struct perfring_backend_event ev = { .sz = sizeof(ev) };
+		PERFRING_EVENT_DESC(ev);
 		struct perfring_backend_count c = { .sz = sizeof(c) };
 		int is_clock;
 
@@ -559,14 +559,16 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	struct stat st;
 	struct jit_bake_stats jit = { 0 };
 
+	/* The backend's descriptions go as they are to the writer and the ring. */
 	for (uint32_t i = 0; i < nev; i++) {
-		struct perfring_backend_event ev = { .sz = sizeof(ev) };
-
-		ops->event(b, i, &ev);
-		descs[i].attr = ev.attr;
-		descs[i].ids = ev.ids;
-		descs[i].nr_ids = ev.nr_ids;
-		descs[i].name = ev.name;
+		descs[i].sz = sizeof(descs[i]);
+		ret = ops->event(b, i, &descs[i]);
+		if (ret < 0) {
+			tool_error("event %" PRIu32 ": the backend cannot describe it: %s", i,
+				   strerror(-ret));
+			g_free(descs);
+			return TOOL_EXIT_PROBLEMS;
+		}
 	}
 	if (out) {
 		/*
@@ -583,8 +585,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 			goto out;
 		}
 		for (uint32_t i = 0; i < nev; i++) {
-			ret = perfring_writer_add_event(r.w, descs[i].attr, descs[i].ids,
-							descs[i].nr_ids, descs[i].name, &d);
+			ret = perfring_writer_add_event(r.w, &descs[i], &d);
 			if (ret < 0) {
 				tool_error_diag(&d);
 				exit_code = TOOL_EXIT_PROBLEMS;
@@ -602,9 +603,9 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 				   .flags = PERFRING_RING_OVERWRITE | PERFRING_RING_TRUNCATE |
 					    PERFRING_RING_CLOCKID,
 				   .clockid = descs[0].attr->clockid, .events = descs, .nr_events = nev);
-		ret = perfring_ring_create(&ro, &r.ringfile);
+		ret = perfring_ring_create(&ro, &d, &r.ringfile);
 		if (ret < 0) {
-			tool_error("%s: cannot create the ring file: %s", opt_ring, strerror(-ret));
+			tool_error_diag(&d);
 			exit_code = TOOL_EXIT_PROBLEMS;
 			goto out;
 		}
