@@ -771,14 +771,8 @@ static const struct perfring_backend_ops *find_backend(struct perfring_registry 
 		if (perfring_plugin_kind(p) != PERFRING_PLUGIN_KIND_BACKEND ||
 		    strcmp(perfring_plugin_name(p), "hw") != 0)
 			continue;
+		/* The registry validated the table when it loaded the plugin. */
 		d = perfring_plugin_borrow_descriptor(p);
-		if (!d || !d->backend_ops ||
-		    d->backend_ops->struct_size < offsetof(struct perfring_backend_ops, target) +
-						  sizeof(void *)) {
-			tool_error("%s: backend table too small for this perfring-record",
-				   perfring_plugin_file(p));
-			return NULL;
-		}
 		return d->backend_ops;
 	}
 	tool_error("the hw backend plugin was not found (searched PERFRING_PLUGIN_PATH and %s)",
