@@ -683,11 +683,22 @@ PERFRING_API int perfring_perfdata_open_fd(int fd,
 					   struct perfring_perfdata **out)
 {
 	char name[32];
+	int dfd, err;
 
 	if (fd < 0 || !out)
 		return -EINVAL;
 	snprintf(name, sizeof(name), "fd %d", fd);
-	return pd_open(fd, 0, name, opts, diag, out);
+	/* Borrows fd: the reader works on its own duplicate (perfring.h). */
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "bad fd: %s", strerror(-err));
+		return err;
+	}
+	err = pd_open(dfd, 1, name, opts, diag, out);
+	if (err)
+		close(dfd);
+	return err;
 }
 
 PERFRING_API int perfring_perfdata_open(const char *path,

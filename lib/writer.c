@@ -2384,8 +2384,10 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	} else {
 		snprintf(dn, sizeof(dn), "<fd %d>", o.fd);
 		w->dname = strdup(dn);
-		w->fd = o.fd;
-		if (fstat(o.fd, &sb) < 0) {
+		/* Borrows fd: the writer works on its own duplicate (perfring.h). */
+		w->fd = fcntl(o.fd, F_DUPFD_CLOEXEC, 0);
+		w->own_fd = w->fd >= 0;
+		if (w->fd < 0 || fstat(o.fd, &sb) < 0) {
 			r = -errno;
 			pr_diag_set(diag, r, dn, PR_NO_OFFSET, "bad fd: %s",
 				    strerror(-r));

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <check.h>
 
 #include <perfring/perfring.h>
@@ -455,6 +457,106 @@ START_TEST(test_backend_opts_check)
 }
 END_TEST
 
+/* ---- fds: "Borrows fd (the caller keeps and closes it)" --------------------- */
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
+}
+
+static int fd_is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+START_TEST(test_fd_borrowed_perfdata)
+{
+	char path[4096];
+	struct perfring_perfdata *pd;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
+	struct perfring_diag d = { 0 };
+	int before = count_fds(), fd, n = 0;
+
+	snprintf(path, sizeof(path), "%s/pd-file.data", FIXTURES_DIR);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(perfring_perfdata_open_fd(fd, NULL, &d, &pd), 0);
+	ck_assert_int_eq(close(fd), 0);		/* the caller may close it at once */
+	while (perfring_perfdata_next(pd, &rec, &d) == 1)
+		n++;
+	ck_assert_int_gt(n, 0);
+	ck_assert_uint_eq((uint64_t)n, perfring_perfdata_get_stats(pd)->total);
+	perfring_perfdata_close(pd);
+	ck_assert_int_eq(count_fds(), before);	/* its duplicate is closed */
+	/* and close never closes the caller's own */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(perfring_perfdata_open_fd(fd, NULL, &d, &pd), 0);
+	perfring_perfdata_close(pd);
+	ck_assert(fd_is_open(fd));
+	close(fd);
+	ck_assert_int_eq(perfring_perfdata_open_fd(fd, NULL, &d, &pd), -EBADF);
+	assert_has(d.msg, "bad fd");
+}
+END_TEST
+
+START_TEST(test_fd_borrowed_writer)
+{
+	struct perfring_attr a = test_attr();
+	PERFRING_EVENT_DESC(ev, .attr = &a, .name = "ev");
+	const char *path = tmp_path("fd.data");
+	struct perfring_writer *w;
+	struct perfring_perfdata *pd;
+	struct perfring_diag d = { 0 };
+	int before = count_fds();
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	{
+		PERFRING_WRITER_OPTS(o, .fd = fd, .kmap = PERFRING_WRITER_KMAP_NONE);
+
+		ck_assert_int_eq(perfring_writer_open(&o, &d, &w), 0);
+	}
+	ck_assert_int_eq(close(fd), 0);		/* before anything is written */
+	ck_assert_int_eq(perfring_writer_add_event(w, &ev, &d), 0);
+	ck_assert_int_eq(perfring_writer_close(w, &d), 0);
+	ck_assert_int_eq(count_fds(), before);
+	ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &pd), 0);
+	ck_assert_uint_eq(perfring_perfdata_nr_attrs(pd), 1);
+	perfring_perfdata_close(pd);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_fd_borrowed_ring)
+{
+	struct perfring_attr a = test_attr();
+	PERFRING_EVENT_DESC(ev, .attr = &a, .name = "ev");
+	PERFRING_RING_OPTS(o, .backing = PERFRING_RING_MEMFD, .events = &ev, .nr_events = 1);
+	struct perfring_ring *r, *r2;
+	struct perfring_diag d = { 0 };
+	int before = count_fds(), fd;
+
+	ck_assert_int_eq(perfring_ring_create(&o, &d, &r), 0);
+	fd = perfring_ring_fd(r);		/* borrowed: owned by r */
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(perfring_ring_open_fd(fd, PERFRING_RING_READ, &d, &r2), 0);
+	perfring_ring_close(r);			/* closes fd, not r2's duplicate */
+	ck_assert(!fd_is_open(fd) || fd == perfring_ring_fd(r2));
+	ck_assert_uint_eq(perfring_ring_nr_events(r2), 1);
+	ck_assert_int_ge(perfring_ring_fd(r2), 0);
+	perfring_ring_close(r2);
+	ck_assert_int_eq(count_fds(), before);
+}
+END_TEST
+
 static Suite *conventions_suite(void)
 {
 	Suite *s = suite_create("conventions");
@@ -475,6 +577,11 @@ static Suite *conventions_suite(void)
 	tc = tcase_create("backend");
 	tcase_add_test(tc, test_backend_table_refused);
 	tcase_add_test(tc, test_backend_opts_check);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fd");
+	tcase_add_test(tc, test_fd_borrowed_perfdata);
+	tcase_add_test(tc, test_fd_borrowed_writer);
+	tcase_add_test(tc, test_fd_borrowed_ring);
 	suite_add_tcase(s, tc);
 	return s;
 }

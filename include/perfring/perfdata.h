@@ -86,8 +86,8 @@ PERFRING_API int perfring_perfdata_open(const char *path,
 					struct perfring_diag *diag,
 					struct perfring_perfdata **out);
 
-/* Same on an open descriptor positioned at the start of the data.  The fd
- * is not closed by perfring_perfdata_close(). */
+/* Same on an open descriptor positioned at the start of the data.
+ * Borrows fd (the caller keeps and closes it). */
 PERFRING_API int perfring_perfdata_open_fd(int fd,
 					   const struct perfring_perfdata_opts *opts,
 					   struct perfring_diag *diag,

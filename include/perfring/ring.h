@@ -152,8 +152,8 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *opts,
  * that dies with its process; the creator and writers that share its open
  * file through fork or an inherited fd are not checked).  A writer that
  * attaches after another one died discards (normal mode) or pads
- * (overwrite mode) what the dead writer left uncommitted.  open_fd
- * duplicates fd; the caller keeps its own.
+ * (overwrite mode) what the dead writer left uncommitted.
+ * open_fd: Borrows fd (the caller keeps and closes it).
  */
 PERFRING_API int perfring_ring_open(const char *path, unsigned mode,
 				    struct perfring_diag *diag,
@@ -177,7 +177,8 @@ PERFRING_API int perfring_ring_wrap(void *base, size_t len, uint32_t flags,
 PERFRING_API void perfring_ring_close(struct perfring_ring *r);
 
 /* Accessors. */
-PERFRING_API int perfring_ring_fd(const struct perfring_ring *r);	/* -1 if none */
+/* Returns a borrowed fd (owned by the ring), -1 for anonymous and wrapped rings. */
+PERFRING_API int perfring_ring_fd(const struct perfring_ring *r);
 PERFRING_API uint64_t perfring_ring_data_size(const struct perfring_ring *r);
 PERFRING_API uint32_t perfring_ring_page_size(const struct perfring_ring *r);
 PERFRING_API int32_t perfring_ring_clockid(const struct perfring_ring *r);

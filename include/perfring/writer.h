@@ -85,8 +85,8 @@ struct perfring_writer_opts {
 	 */
 	const char *path;
 	/*
-	 * Output fd when path is NULL (the caller keeps and closes it); 0 is
-	 * refused, being what an unset field holds.
+	 * Output fd when path is NULL.  Borrows fd (the caller keeps and
+	 * closes it); 0 is refused, being what an unset field holds.
 	 */
 	int fd;
 	/* Write the pipe format (also chosen for "-" and unseekable outputs). */
