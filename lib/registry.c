@@ -653,13 +653,13 @@ PERFRING_API int perfring_registry_load_default(struct perfring_registry *reg,
 	return ret < 0 ? ret : n + ret;
 }
 
-PERFRING_API size_t perfring_registry_shadowed_count(const struct perfring_registry *reg)
+PERFRING_API uint32_t perfring_registry_shadowed_count(const struct perfring_registry *reg)
 {
-	return reg ? reg->shadowed->len : 0;
+	return reg ? (uint32_t)reg->shadowed->len : 0;
 }
 
 PERFRING_API const char *
-perfring_registry_shadowed_at(const struct perfring_registry *reg, size_t i,
+perfring_registry_shadowed_at(const struct perfring_registry *reg, uint32_t i,
 			      const struct perfring_plugin **by)
 {
 	const struct shadowed *sh;
@@ -682,13 +682,13 @@ perfring_registry_find(const struct perfring_registry *reg, uint32_t type)
 	return g_hash_table_lookup(reg->by_type, GUINT_TO_POINTER(type));
 }
 
-PERFRING_API size_t perfring_registry_count(const struct perfring_registry *reg)
+PERFRING_API uint32_t perfring_registry_count(const struct perfring_registry *reg)
 {
-	return reg ? reg->plugins->len : 0;
+	return reg ? (uint32_t)reg->plugins->len : 0;
 }
 
 PERFRING_API const struct perfring_plugin *
-perfring_registry_plugin_at(const struct perfring_registry *reg, size_t i)
+perfring_registry_plugin_at(const struct perfring_registry *reg, uint32_t i)
 {
 	if (!reg || i >= reg->plugins->len)
 		return NULL;
@@ -732,7 +732,7 @@ PERFRING_API const char *perfring_plugin_kind_name(int kind)
 	}
 }
 
-PERFRING_API size_t perfring_plugin_types(const struct perfring_plugin *p,
+PERFRING_API uint32_t perfring_plugin_types(const struct perfring_plugin *p,
 					  const uint32_t **types)
 {
 	bool rec = p && p->desc->kind == PERFRING_PLUGIN_KIND_RECORD;

@@ -2003,7 +2003,7 @@ bad_id:
 	return -EINVAL;
 }
 
-PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
+PERFRING_API int perfring_writer_write(struct perfring_writer *w, uint32_t source,
 				       const void *rec, size_t len,
 				       struct perfring_diag *diag)
 {
@@ -2019,10 +2019,10 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
 		wr_copy_err(w, diag);
 		return w->err;
 	}
-	if (source < 0 || source >= w->nr_src || w->src[source].ended) {
+	if (source >= (uint32_t)w->nr_src || w->src[source].ended) {
 		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
-			    source < 0 || source >= w->nr_src ? "no source %d" :
-			    "source %d was ended", source);
+			    source >= (uint32_t)w->nr_src ? "no source %" PRIu32 :
+			    "source %" PRIu32 " was ended", source);
 		return -EINVAL;
 	}
 	if (len < 8 || pr_get16(p + 6) < 8 || pr_get16(p + 6) > len) {
@@ -2100,15 +2100,15 @@ PERFRING_API int perfring_writer_add_source(struct perfring_writer *w)
 }
 
 PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
-					    int source,
+					    uint32_t source,
 					    struct perfring_diag *diag)
 {
 	struct wr_source *q;
 	int r;
 
-	if (!w || source < 0 || source >= w->nr_src) {
+	if (!w || source >= (uint32_t)w->nr_src) {
 		pr_diag_set(diag, -EINVAL, w ? w->dname : NULL, PR_NO_OFFSET,
-			    "no source %d", source);
+			    "no source %" PRIu32, source);
 		return -EINVAL;
 	}
 	q = &w->src[source];

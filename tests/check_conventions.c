@@ -557,6 +557,55 @@ START_TEST(test_fd_borrowed_ring)
 }
 END_TEST
 
+/* ---- index types: uint32_t, or int for an index-or-error -------------------- */
+
+#define IS_TYPE(expr, type) __builtin_types_compatible_p(__typeof__(expr), type)
+#define NO_PD ((const struct perfring_perfdata *)0)
+#define NO_REG ((const struct perfring_registry *)0)
+
+_Static_assert(IS_TYPE(perfring_ring_nr_events(0), uint32_t), "ring events: uint32_t");
+_Static_assert(IS_TYPE(perfring_perfdata_nr_attrs(NO_PD), uint32_t), "attrs: uint32_t");
+_Static_assert(IS_TYPE(perfring_perfdata_nr_features(NO_PD), uint32_t), "features: uint32_t");
+_Static_assert(IS_TYPE(perfring_registry_count(NO_REG), uint32_t), "plugins: uint32_t");
+_Static_assert(IS_TYPE(perfring_registry_shadowed_count(NO_REG), uint32_t), "shadowed: uint32_t");
+_Static_assert(IS_TYPE(perfring_plugin_types(0, 0), uint32_t), "types: uint32_t");
+_Static_assert(IS_TYPE(perfring_writer_add_event(0, 0, 0), int), "index-or-error: int");
+_Static_assert(IS_TYPE(perfring_writer_add_source(0), int), "index-or-error: int");
+_Static_assert(IS_TYPE(((struct perfring_event_desc *)0)->nr_ids, uint32_t), "ids: uint32_t");
+_Static_assert(IS_TYPE(((struct perfring_event_desc *)0)->leader, uint32_t), "leader: uint32_t");
+
+/* The index arguments are uint32_t: a pointer to one of another type is refused. */
+typedef int (*pd_attr_fn)(const struct perfring_perfdata *, uint32_t,
+			  const struct perfring_attr **, const uint64_t **, uint32_t *,
+			  const char **);
+_Static_assert(IS_TYPE(&perfring_perfdata_attr, pd_attr_fn), "perfdata_attr: uint32_t");
+typedef int (*wr_write_fn)(struct perfring_writer *, uint32_t, const void *, size_t,
+			   struct perfring_diag *);
+_Static_assert(IS_TYPE(&perfring_writer_write, wr_write_fn), "writer_write: uint32_t");
+
+START_TEST(test_writer_source_index)
+{
+	PERFRING_WRITER_OPTS(o, .path = tmp_path("src.data"), .kmap = PERFRING_WRITER_KMAP_NONE);
+	struct perfring_writer *w;
+	struct perfring_diag d = { 0 };
+	uint64_t rec[2] = { 0 };
+	struct perfring_event_header h = { .type = PERFRING_RECORD_FINISHED_INIT, .size = 8 };
+	int s;
+
+	memcpy(rec, &h, sizeof(h));
+	ck_assert_int_eq(perfring_writer_open(&o, &d, &w), 0);
+	s = perfring_writer_add_source(w);
+	ck_assert_int_ge(s, 0);
+	/* what a caller gets by passing an error return as an index */
+	ck_assert_int_eq(perfring_writer_write(w, (uint32_t)-ENOMEM, rec, 8, &d), -EINVAL);
+	assert_has(d.msg, "no source 4294967284");
+	ck_assert_int_eq(perfring_writer_end_source(w, 7, &d), -EINVAL);
+	assert_has(d.msg, "no source 7");
+	ck_assert_int_eq(perfring_writer_end_source(w, (uint32_t)s, &d), 0);
+	perfring_writer_abort(w);
+}
+END_TEST
+
 static Suite *conventions_suite(void)
 {
 	Suite *s = suite_create("conventions");
@@ -570,6 +619,7 @@ static Suite *conventions_suite(void)
 	tcase_add_test(tc, test_writer_add_event_desc);
 	tcase_add_test(tc, test_writer_stats_sz);
 	tcase_add_test(tc, test_perfdata_sz);
+	tcase_add_test(tc, test_writer_source_index);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("diag");
 	tcase_add_test(tc, test_ring_create_diag);

@@ -32,10 +32,12 @@
  *     - "Returns a borrowed fd (owned by the object)": valid until the
  *       object's *_close; dup(2) it to keep it longer.
  *    Every fd the library opens is close-on-exec.
- *  - Indexes and counts of events, attrs, ids, features, sources and
- *    plugins are uint32_t; a call that returns an index or a count or an
- *    error returns int (>= 0 the value, < 0 a negative errno).  Byte
- *    sizes in memory are size_t, in files uint64_t.
+ *  - Indexes and counts of the things the library lists (events, attrs,
+ *    ids, features, writer sources, plugins and the record types a plugin
+ *    claims) are uint32_t, as arguments, results and struct fields; a call
+ *    that returns such an index or count or an error returns int (>= 0 the
+ *    value, < 0 a negative errno).  Byte sizes and capacities of caller
+ *    buffers are size_t; sizes, offsets and totals in files are uint64_t.
  */
 #ifndef PERFRING_PERFRING_H
 #define PERFRING_PERFRING_H

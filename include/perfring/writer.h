@@ -197,7 +197,7 @@ PERFRING_API int perfring_writer_add_source(struct perfring_writer *w);
  * it.  Returns 0, -EINVAL (no such source), or a write error.
  */
 PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
-					    int source,
+					    uint32_t source,
 					    struct perfring_diag *diag);
 
 /*
@@ -216,7 +216,7 @@ PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
  * which, the writer stays usable); or a negative errno of writing the output (the
  * writer is then failed: only close/abort remain, and close reports it).
  */
-PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
+PERFRING_API int perfring_writer_write(struct perfring_writer *w, uint32_t source,
 				       const void *rec, size_t len,
 				       struct perfring_diag *diag);
 
