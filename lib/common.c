@@ -140,33 +140,36 @@ PERFRING_API int perfring_struct_fill(void *dst, size_t min_size, const void *sr
 	return 0;
 }
 
+int pr_array_load(void *dst, size_t dst_size, const void *array, size_t i, size_t min_size,
+		  const char *type, const char *file, struct perfring_diag *diag)
+{
+	const unsigned char *elem;
+	size_t stride, sz;
+
+	if (!array) {
+		memset(dst, 0, dst_size);
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET, "no %s array given", type);
+		return -EINVAL;
+	}
+	memcpy(&stride, array, sizeof(stride));
+	if (stride < min_size)
+		return perfring_opts_load(dst, dst_size, array, min_size, type, file, diag);
+	elem = (const unsigned char *)array + i * stride;
+	memcpy(&sz, elem, sizeof(sz));
+	if (sz != stride) {
+		memset(dst, 0, dst_size);
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET,
+			    "%s[%zu].sz is %zu but [0].sz is %zu (an array has one sz)",
+			    type, i, sz, stride);
+		return -EINVAL;
+	}
+	return perfring_opts_load(dst, dst_size, elem, min_size, type, file, diag);
+}
+
 int pr_event_desc_load(const struct perfring_event_desc *events, uint32_t i,
 		       struct perfring_event_desc *out, const char *file,
 		       struct perfring_diag *diag)
 {
-	const unsigned char *elem;
-	size_t stride, sz;
-	int err;
-
-	if (!events) {
-		memset(out, 0, sizeof(*out));
-		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET, "no event descriptions given");
-		return -EINVAL;
-	}
-	memcpy(&stride, events, sizeof(stride));
-	if (stride < PR_EVENT_DESC_MIN)
-		return perfring_opts_load(out, sizeof(*out), events, PR_EVENT_DESC_MIN,
-					  "perfring_event_desc", file, diag);
-	elem = (const unsigned char *)events + (size_t)i * stride;
-	memcpy(&sz, elem, sizeof(sz));
-	if (sz != stride) {
-		memset(out, 0, sizeof(*out));
-		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET,
-			    "event %" PRIu32 ": sz %zu differs from the first event's sz %zu "
-			    "(an array of descriptions has one sz)", i, sz, stride);
-		return -EINVAL;
-	}
-	err = perfring_opts_load(out, sizeof(*out), elem, PR_EVENT_DESC_MIN,
-				 "perfring_event_desc", file, diag);
-	return err;
+	return pr_array_load(out, sizeof(*out), events, i, PR_EVENT_DESC_MIN,
+			     "perfring_event_desc", file, diag);
 }

@@ -313,7 +313,7 @@ START_TEST(test_event_desc_array_stride)
 	ev[1].d.sz = sizeof(struct perfring_event_desc);
 	memset(&d, 0, sizeof(d));
 	ck_assert_int_eq(perfring_ring_create(&o, &d, &r), -EINVAL);
-	assert_has(d.msg, "event 1: sz");
+	assert_has(d.msg, "perfring_event_desc[1].sz is 48 but [0].sz is 56");
 }
 END_TEST
 
@@ -606,6 +606,68 @@ START_TEST(test_writer_source_index)
 }
 END_TEST
 
+START_TEST(test_jit_sz)
+{
+	static const char map[] = "1000 10 foo\n";
+	struct perfring_jitdump_writer *jw;
+	struct perfring_jitdump *jr;
+	struct perfring_perfmap *pm;
+	struct perfring_jit_record rec;
+	struct perfring_jitdump_stats st;
+	struct perfring_perfmap_entry pe;
+	struct perfring_jit_debug_entry de[2] = {
+		{ .sz = sizeof(de[0]), .addr = 0x1000, .lineno = 1, .file = "a.c" },
+		{ .sz = sizeof(de[1]), .addr = 0x1004, .lineno = 2, .file = "a.c" },
+	}, e = { .sz = sizeof(e) };
+	struct perfring_diag d = { 0 };
+	char path[1024];
+	size_t pos = 0;
+	uint64_t idx;
+
+	ck_assert_int_eq(perfring_jitdump_writer_open(tmpdir, &d, &jw), 0);
+	snprintf(path, sizeof(path), "%s", perfring_jitdump_writer_path(jw));
+	de[1].sz = 8;		/* an array has one sz */
+	ck_assert_int_eq(perfring_jitdump_write_debug_info(jw, 0x1000, de, 2), -EINVAL);
+	de[1].sz = sizeof(de[1]);
+	ck_assert_int_eq(perfring_jitdump_write_debug_info(jw, 0x1000, de, 2), 0);
+	ck_assert_int_eq(perfring_jitdump_write_load(jw, "f", 0x1000, "\xc3", 1, &idx), 0);
+	ck_assert_int_eq(perfring_jitdump_writer_close(jw), 0);
+
+	ck_assert_int_eq(perfring_jitdump_open(path, &d, &jr), 0);
+	memset(&rec, 0, sizeof(rec));
+	ck_assert_int_eq(perfring_jitdump_next(jr, &rec, &d), -EINVAL);
+	rec.sz = sizeof(rec);
+	ck_assert_int_eq(perfring_jitdump_next(jr, &rec, &d), 1);
+	ck_assert_uint_eq(rec.sz, sizeof(rec));
+	ck_assert_uint_eq(rec.id, PERFRING_JIT_CODE_DEBUG_INFO);
+	e.sz = 4;
+	ck_assert_int_eq(perfring_jit_debug_entry_next(&rec, &pos, &e), -EINVAL);
+	e.sz = sizeof(e);
+	ck_assert_int_eq(perfring_jit_debug_entry_next(&rec, &pos, &e), 1);
+	ck_assert_uint_eq(e.sz, sizeof(e));
+	ck_assert_uint_eq(e.addr, 0x1000);
+	ck_assert_str_eq(e.file, "a.c");
+	memset(&st, 0xee, sizeof(st));
+	st.sz = 4;
+	ck_assert_int_eq(perfring_jitdump_get_stats(jr, &st), -EINVAL);
+	st.sz = sizeof(st);
+	ck_assert_int_eq(perfring_jitdump_get_stats(jr, &st), 0);
+	ck_assert_uint_eq(st.records[PERFRING_JIT_CODE_DEBUG_INFO], 1);
+	ck_assert_uint_eq(st.unknown, 0);
+	perfring_jitdump_close(jr);
+	unlink(path);
+
+	ck_assert_int_eq(perfring_perfmap_open_mem(map, sizeof(map) - 1, "m", &d, &pm), 0);
+	memset(&pe, 0, sizeof(pe));
+	ck_assert_int_eq(perfring_perfmap_next(pm, &pe, &d), -EINVAL);
+	pe.sz = sizeof(pe);
+	ck_assert_int_eq(perfring_perfmap_next(pm, &pe, &d), 1);
+	ck_assert_uint_eq(pe.start, 0x1000);
+	ck_assert_str_eq(pe.name, "foo");
+	perfring_perfmap_close(pm);
+}
+END_TEST
+
 static Suite *conventions_suite(void)
 {
 	Suite *s = suite_create("conventions");
@@ -620,6 +682,7 @@ static Suite *conventions_suite(void)
 	tcase_add_test(tc, test_writer_stats_sz);
 	tcase_add_test(tc, test_perfdata_sz);
 	tcase_add_test(tc, test_writer_source_index);
+	tcase_add_test(tc, test_jit_sz);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("diag");
 	tcase_add_test(tc, test_ring_create_diag);

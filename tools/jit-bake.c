@@ -195,8 +195,8 @@ struct load {
 static void bake_dump(struct jit_bake *b, struct proc *p, struct perfring_jit_elf **elf)
 {
 	struct perfring_jitdump *r;
-	struct perfring_jit_record rec;
-	struct perfring_jitdump_stats js;
+	struct perfring_jit_record rec = { .sz = sizeof(rec) };
+	struct perfring_jitdump_stats js = { .sz = sizeof(js) };
 	struct perfring_diag diag;
 	GHashTable *loads;
 	int ret;
@@ -286,7 +286,7 @@ static const struct anon *anon_holding(const struct proc *p, uint64_t start, uin
 static void bake_map(struct jit_bake *b, struct proc *p, struct perfring_jit_elf **elf)
 {
 	struct perfring_perfmap *m;
-	struct perfring_perfmap_entry e;
+	struct perfring_perfmap_entry e = { .sz = sizeof(e) };
 	struct perfring_diag diag;
 	char *path = g_strdup_printf("%s/perf-%" PRIu32 ".map", b->map_dir, p->pid);
 	uint64_t bad;
