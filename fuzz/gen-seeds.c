@@ -193,7 +193,7 @@ static void ring_seed(const struct ring_seed *rs)
 	struct perfring_mmap_page *h;
 	struct perfring_attr attr[2];
 	uint64_t ids[2] = { 1, 2 };
-	struct perfring_event_desc ev[2];
+	struct perfring_event_desc ev[2] = { { .sz = sizeof(ev[0]) }, { .sz = sizeof(ev[1]) } };
 	struct perfring_ring *r;
 	struct perfring_reader *rd = NULL;
 	struct perfring_diag diag;

@@ -103,6 +103,12 @@ PERFRING_API int perfring_opts_load(void *dst, size_t dst_size, const void *opts
 		return -EINVAL;
 	}
 	memcpy(&sz, p, sizeof(sz));
+	if (sz > PERFRING_STRUCT_MAX) {
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET,
+			    "%s.sz is %zu, more than any struct of this API can be "
+			    "(%u): was it set?", type, sz, PERFRING_STRUCT_MAX);
+		return -EINVAL;
+	}
 	if (sz < min_size || sz < sizeof(size_t)) {
 		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET,
 			    "%s.sz is %zu, below the %zu bytes of its first version "
@@ -131,7 +137,7 @@ PERFRING_API int perfring_struct_fill(void *dst, size_t min_size, const void *sr
 	if (!dst || !src || src_size < sizeof(size_t))
 		return -EINVAL;
 	memcpy(&sz, d, sizeof(sz));
-	if (sz < min_size || sz < sizeof(size_t))
+	if (sz < min_size || sz < sizeof(size_t) || sz > PERFRING_STRUCT_MAX)
 		return -EINVAL;
 	memcpy(d + sizeof(size_t), (const unsigned char *)src + sizeof(size_t),
 	       (sz < src_size ? sz : src_size) - sizeof(size_t));

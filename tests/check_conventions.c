@@ -90,6 +90,9 @@ START_TEST(test_opts_load)
 	assert_has(d.msg, "v2.sz is 15");
 	ck_assert_int_eq(perfring_opts_load(&out, sizeof(out), NULL, 16, "v2", NULL, &d), -EINVAL);
 	assert_has(d.msg, "no v2");
+	in.v2.sz = (size_t)-1;	/* garbage: refused before any byte past the struct is read */
+	ck_assert_int_eq(perfring_opts_load(&out, sizeof(out), &in, 16, "v2", NULL, &d), -EINVAL);
+	assert_has(d.msg, "was it set?");
 }
 END_TEST
 
@@ -113,6 +116,10 @@ START_TEST(test_struct_fill)
 	ck_assert_uint_eq(old.b, 0xeeeeeeeeeeeeeeeeull);	/* not its: untouched */
 	old.sz = 8;
 	ck_assert_int_eq(perfring_struct_fill(&old, 16, &src, sizeof(src)), -EINVAL);
+	old.sz = PERFRING_STRUCT_MAX + 1;	/* never set: refused, nothing written */
+	old.a = 5;
+	ck_assert_int_eq(perfring_struct_fill(&old, 16, &src, sizeof(src)), -EINVAL);
+	ck_assert_uint_eq(old.a, 5);
 }
 END_TEST
 

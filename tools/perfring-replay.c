@@ -352,7 +352,7 @@ static int input_open(struct input *in)
 	}
 	for (size_t i = 0; !perfring_perfdata_is_pipe(in->pd) &&
 			   i < perfring_perfdata_nr_features(in->pd); i++) {
-		struct perfring_perfdata_feature f;
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 		struct perfring_diag fd = { 0 };
 
 		if (perfring_perfdata_feature(in->pd, i, &f, &fd) == -EBADMSG) {

@@ -22,6 +22,8 @@
  *       past what the library knows are zeroed); sz below the first
  *       version's size is -EINVAL.  perfring_struct_fill() applies it.
  *    Arrays of versioned structs are strided by the first element's sz.
+ *    A sz above PERFRING_STRUCT_MAX is -EINVAL in both directions: it was
+ *    surely never set.
  *  - File descriptors, said the same way at every call that takes or
  *    returns one:
  *     - "Borrows fd (the caller keeps and closes it)": the library works
@@ -91,6 +93,7 @@ PERFRING_API const char *perfring_version_string(void);
  * caller's dst as far as dst->sz says, keeping dst->sz.  Returns 0 or
  * -EINVAL (dst->sz below min_size).
  */
+#define PERFRING_STRUCT_MAX 65536u
 PERFRING_API int perfring_opts_load(void *dst, size_t dst_size, const void *opts,
 				    size_t min_size, const char *type, const char *file,
 				    struct perfring_diag *diag);
