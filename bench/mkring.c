@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 {
 	static uint64_t id = 7;
 	struct perfring_attr attr;
-	struct perfring_event_desc ev = { &attr, &id, 1, "cpu-clock" };
+	PERFRING_EVENT_DESC(ev, .attr = &attr, .ids = &id, .nr_ids = 1, .name = "cpu-clock");
 	struct perfring_ring *r;
 	unsigned char rec[512];
 	uint64_t size, pg = (uint64_t)sysconf(_SC_PAGESIZE), t = 1000000000ull, n = 0;
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 				   .data_size = size, .flags = PERFRING_RING_TRUNCATE,
 				   .events = &ev, .nr_events = 1);
 
-		err = perfring_ring_create(&o, &r);
+		err = perfring_ring_create(&o, NULL, &r);
 	}
 	if (err) {
 		fprintf(stderr, "mkring: %s: %s\n", argv[1], strerror(-err));

@@ -124,7 +124,7 @@ static struct perfring_attr g_attr;
 static struct perfring_ring *new_ring(uint64_t size)
 {
 	static uint64_t id = 42;
-	struct perfring_event_desc ev = { &g_attr, &id, 1, "cpu-clock" };
+	PERFRING_EVENT_DESC(ev, .attr = &g_attr, .ids = &id, .nr_ids = 1, .name = "cpu-clock");
 	PERFRING_RING_OPTS(o, .backing = PERFRING_RING_ANON, .data_size = size,
 			   .events = &ev, .nr_events = 1);
 	struct perfring_ring *r;
@@ -135,7 +135,7 @@ static struct perfring_ring *new_ring(uint64_t size)
 	g_attr.sample_type = PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME;
 	g_attr.flags = PERFRING_ATTR_SAMPLE_ID_ALL | PERFRING_ATTR_COMM | PERFRING_ATTR_MMAP2 |
 		       PERFRING_ATTR_TASK;
-	err = perfring_ring_create(&o, &r);
+	err = perfring_ring_create(&o, NULL, &r);
 	if (err) {
 		fprintf(stderr, "ring-bench: perfring_ring_create: %s\n", strerror(-err));
 		exit(2);
@@ -234,7 +234,7 @@ struct rw_result {
 static struct rw_result ring_write_once(const struct stream *s, uint64_t n)
 {
 	struct rw_run run = { 0 };
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	struct rw_result res;
 	pthread_t th;
 	double t0, c0, c1, waited = 0;

@@ -39,8 +39,7 @@ int main(int argc, char **argv)
 		.flags = PERFRING_ATTR_SAMPLE_ID_ALL | PERFRING_ATTR_EXCLUDE_KERNEL,
 	};
 	uint64_t id = 1;
-	struct perfring_event_desc ev = { .attr = &attr, .ids = &id, .nr_ids = 1,
-					  .name = "cpu-clock" };
+	PERFRING_EVENT_DESC(ev, .attr = &attr, .ids = &id, .nr_ids = 1, .name = "cpu-clock");
 	PERFRING_RING_OPTS(opts, .backing = PERFRING_RING_FILE, .path = path,
 			   .data_size = 16 * 4096, .flags = PERFRING_RING_TRUNCATE,
 			   .events = &ev, .nr_events = 1);
@@ -52,7 +51,7 @@ int main(int argc, char **argv)
 	uint8_t buf[256];
 	int err, n;
 
-	err = perfring_ring_create(&opts, &ring);
+	err = perfring_ring_create(&opts, NULL, &ring);
 	if (err) {
 		fprintf(stderr, "hello-ring: %s: cannot create ring: %s\n", path, strerror(-err));
 		return 1;

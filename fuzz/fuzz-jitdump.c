@@ -36,8 +36,8 @@ struct seen {
 static int walk(struct perfring_jitdump *r, const uint8_t *base, size_t size,
 		struct seen *out, size_t *nout, int from_mem)
 {
-	struct perfring_jit_record rec;
-	struct perfring_jitdump_stats st;
+	struct perfring_jit_record rec = { .sz = sizeof(rec) };
+	struct perfring_jitdump_stats st = { .sz = sizeof(st) };
 	struct perfring_diag diag;
 	uint64_t last_end = perfring_jitdump_header(r)->total_size;
 	uint64_t sum = 0;
@@ -68,7 +68,7 @@ static int walk(struct perfring_jitdump *r, const uint8_t *base, size_t size,
 			s.b = rec.u.load.code_size;
 			break;
 		case PERFRING_JIT_CODE_DEBUG_INFO: {
-			struct perfring_jit_debug_entry e;
+			struct perfring_jit_debug_entry e = { .sz = sizeof(e) };
 			uint64_t n = 0;
 			size_t pos = 0;
 

@@ -167,7 +167,7 @@ static void check_features(struct perfring_perfdata *pd)
 	size_t nf = perfring_perfdata_nr_features(pd);
 
 	for (size_t i = 0; i < nf; i++) {
-		struct perfring_perfdata_feature f;
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 		struct perfring_diag diag;
 		char small[16], *big;
 		int err, need;
@@ -214,7 +214,7 @@ static void check_attrs(const struct perfring_perfdata *pd)
 		const struct perfring_attr *attr;
 		const uint64_t *ids;
 		const char *name;
-		size_t nr_ids;
+		uint32_t nr_ids;
 
 		FUZZ_ASSERT(perfring_perfdata_attr(pd, i, &attr, &ids, &nr_ids, &name) == 0);
 		FUZZ_ASSERT(attr != NULL);
@@ -234,7 +234,7 @@ static void read_all(int fd, int piped, const char *what)
 {
 	PERFRING_PERFDATA_OPTS(opts, .name = what);
 	struct perfring_perfdata *pd = NULL;
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag diag;
 	uint64_t count = 0;
 	int err;

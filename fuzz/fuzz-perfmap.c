@@ -41,7 +41,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perfring_perfmap *m;
-	struct perfring_perfmap_entry e;
+	struct perfring_perfmap_entry e = { .sz = sizeof(e) };
 	struct perfring_jit_elf *elf;
 	struct perfring_diag diag;
 	uint64_t nl = 0, last = 0, lines, entries, bad, prev_end = 0;

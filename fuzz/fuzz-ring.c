@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t ctl = fuzz_take(&p, &n, 8);
 	struct perfring_attr attr[2];
 	uint64_t ids[2] = { 1, 2 };
-	struct perfring_event_desc ev[2];
+	struct perfring_event_desc ev[2] = { { .sz = sizeof(ev[0]) }, { .sz = sizeof(ev[1]) } };
 	struct perfring_diag diag;
 	struct perfring_ring *r = NULL;
 	struct perfring_reader *rd = NULL;

@@ -82,7 +82,7 @@ static void from_fixture(const char *dir, const char *file, int truncate)
 {
 	char path[4096], name[512];
 	struct perfring_perfdata *pd;
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag diag;
 	unsigned per_type[256] = { 0 };
 	unsigned char *bytes;
@@ -193,7 +193,7 @@ static void ring_seed(const struct ring_seed *rs)
 	struct perfring_mmap_page *h;
 	struct perfring_attr attr[2];
 	uint64_t ids[2] = { 1, 2 };
-	struct perfring_event_desc ev[2];
+	struct perfring_event_desc ev[2] = { { .sz = sizeof(ev[0]) }, { .sz = sizeof(ev[1]) } };
 	struct perfring_ring *r;
 	struct perfring_reader *rd = NULL;
 	struct perfring_diag diag;
@@ -290,7 +290,7 @@ static void ring_file_seed(const char *name, uint32_t flags, unsigned records,
 			     PERFRING_SAMPLE_IP;
 	struct perfring_attr attr;
 	uint64_t id = 5;
-	struct perfring_event_desc ev = { &attr, &id, 1, "cpu-clock" };
+	PERFRING_EVENT_DESC(ev, .attr = &attr, .ids = &id, .nr_ids = 1, .name = "cpu-clock");
 	PERFRING_RING_OPTS(o, .backing = PERFRING_RING_MEMFD, .data_size = 4096,
 			   .flags = flags, .events = &ev, .nr_events = 1);
 	struct perfring_ring *r;
@@ -304,7 +304,7 @@ static void ring_file_seed(const char *name, uint32_t flags, unsigned records,
 	attr.size = PERFRING_ATTR_SIZE_VER8;
 	attr.sample_type = st0;
 	attr.flags = PERFRING_ATTR_SAMPLE_ID_ALL;
-	if (perfring_ring_create(&o, &r)) {
+	if (perfring_ring_create(&o, NULL, &r)) {
 		fprintf(stderr, "ring file seed %s: create failed\n", name);
 		exit(1);
 	}

@@ -22,6 +22,22 @@ PR_HIDDEN void pr_diag_vset(struct perfring_diag *d, int error, const char *file
 			    uint64_t off, const char *fmt, va_list ap);
 #define PR_NO_OFFSET UINT64_MAX
 
+/*
+ * Element i of a caller's array of versioned structs (strided by the
+ * first element's sz, which every element must repeat) into dst, by the
+ * options rule.  Returns 0 or -EINVAL with diag naming file and type.
+ */
+PR_HIDDEN int pr_array_load(void *dst, size_t dst_size, const void *array, size_t i,
+			    size_t min_size, const char *type, const char *file,
+			    struct perfring_diag *diag);
+
+/* The first version of struct perfring_event_desc (the whole 0.2 struct). */
+#define PR_EVENT_DESC_MIN sizeof(struct perfring_event_desc)
+/* pr_array_load of event description i. */
+PR_HIDDEN int pr_event_desc_load(const struct perfring_event_desc *events, uint32_t i,
+				 struct perfring_event_desc *out, const char *file,
+				 struct perfring_diag *diag);
+
 /* Log through the process-wide callback. */
 PR_HIDDEN void pr_log(enum perfring_log_level lvl, const char *fmt, ...) PR_PRINTF(2, 3);
 

@@ -279,16 +279,14 @@ PERFRING_API void perfring_jitdump_close(struct perfring_jitdump *r)
 	free(r);
 }
 
-PERFRING_API void perfring_jitdump_get_stats(const struct perfring_jitdump *r,
-					     struct perfring_jitdump_stats *st)
+PERFRING_API int perfring_jitdump_get_stats(const struct perfring_jitdump *r,
+					    struct perfring_jitdump_stats *st)
 {
+	struct perfring_jitdump_stats none = { .sz = sizeof(none) };
+
 	if (!st)
-		return;
-	if (!r) {
-		memset(st, 0, sizeof(*st));
-		return;
-	}
-	*st = r->st;
+		return -EINVAL;
+	return perfring_struct_fill(st, sizeof(none), r ? &r->st : &none, sizeof(none));
 }
 
 /* Length of the NUL-terminated string at p within n bytes, or -1. */
@@ -378,9 +376,8 @@ static int decode(struct perfring_jitdump *r, const uint8_t *p, uint32_t size,
 	return 0;
 }
 
-PERFRING_API int perfring_jitdump_next(struct perfring_jitdump *r,
-				       struct perfring_jit_record *rec,
-				       struct perfring_diag *diag)
+static int jd_next(struct perfring_jitdump *r, struct perfring_jit_record *rec,
+		   struct perfring_diag *diag)
 {
 	for (;;) {
 		const uint8_t *p;
@@ -455,9 +452,43 @@ PERFRING_API int perfring_jitdump_next(struct perfring_jitdump *r,
 	}
 }
 
+static int jd_debug_entry_next(const struct perfring_jit_record *rec, size_t *pos,
+			       struct perfring_jit_debug_entry *e);
+
 PERFRING_API int perfring_jit_debug_entry_next(const struct perfring_jit_record *rec,
 					       size_t *pos,
 					       struct perfring_jit_debug_entry *e)
+{
+	struct perfring_jit_debug_entry x = { .sz = sizeof(x) };
+	int ret;
+
+	if (!e || e->sz < sizeof(x))
+		return -EINVAL;
+	ret = jd_debug_entry_next(rec, pos, &x);
+	if (ret == 1)
+		perfring_struct_fill(e, sizeof(x), &x, sizeof(x));
+	return ret;
+}
+
+PERFRING_API int perfring_jitdump_next(struct perfring_jitdump *r,
+				       struct perfring_jit_record *rec,
+				       struct perfring_diag *diag)
+{
+	struct perfring_jit_record x;
+	int ret;
+
+	if (!r || !rec || rec->sz < sizeof(x))
+		return -EINVAL;
+	ret = jd_next(r, &x, diag);
+	if (ret == 1) {
+		x.sz = sizeof(x);
+		perfring_struct_fill(rec, sizeof(x), &x, sizeof(x));
+	}
+	return ret;
+}
+
+static int jd_debug_entry_next(const struct perfring_jit_record *rec, size_t *pos,
+			       struct perfring_jit_debug_entry *e)
 {
 	const uint8_t *p;
 	size_t left;
@@ -707,12 +738,16 @@ PERFRING_API int perfring_jitdump_write_debug_info(struct perfring_jitdump_write
 	uint8_t *p;
 	int err;
 
+	struct perfring_jit_debug_entry x;
+
 	if (!w || (!e && nr))
 		return -EINVAL;
 	for (size_t i = 0; i < nr; i++) {
-		if (!e[i].file)
+		/* a versioned array: strided by e[0].sz (perfring.h) */
+		if (pr_array_load(&x, sizeof(x), e, i, sizeof(x), "perfring_jit_debug_entry",
+				  NULL, NULL) || !x.file)
 			return -EINVAL;
-		total += 16 + strlen(e[i].file) + 1;
+		total += 16 + strlen(x.file) + 1;
 		if (total > REC_MAX)
 			return -E2BIG;
 	}
@@ -725,12 +760,15 @@ PERFRING_API int perfring_jitdump_write_debug_info(struct perfring_jitdump_write
 	pr_put64(p + 24, nr);
 	pos = 32;
 	for (size_t i = 0; i < nr; i++) {
-		size_t fl = strlen(e[i].file) + 1;
+		size_t fl;
 
-		pr_put64(p + pos, e[i].addr);
-		pr_put32(p + pos + 8, (uint32_t)e[i].lineno);
-		pr_put32(p + pos + 12, (uint32_t)e[i].discrim);
-		memcpy(p + pos + 16, e[i].file, fl);
+		pr_array_load(&x, sizeof(x), e, i, sizeof(x), "perfring_jit_debug_entry", NULL,
+			      NULL);	/* checked above */
+		fl = strlen(x.file) + 1;
+		pr_put64(p + pos, x.addr);
+		pr_put32(p + pos + 8, (uint32_t)x.lineno);
+		pr_put32(p + pos + 12, (uint32_t)x.discrim);
+		memcpy(p + pos + 16, x.file, fl);
 		pos += 16 + fl;
 	}
 	err = put(w, p, total);

@@ -549,6 +549,9 @@ static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *fir
 
 static void release_attr_names(struct perfring_perfdata *pd);
 
+static int pd_feature(struct perfring_perfdata *pd, uint32_t idx,
+		      struct perfring_perfdata_feature *f, struct perfring_diag *diag);
+
 static int event_desc_at_open(struct perfring_perfdata *pd)
 {
 	struct perfring_perfdata_feature f;
@@ -558,7 +561,7 @@ static int event_desc_at_open(struct perfring_perfdata *pd)
 		if (pd->feats[i].id != PERFRING_FEAT_EVENT_DESC &&
 		    pd->feats[i].id != PERFRING_FEAT_NRCPUS)
 			continue;
-		if (perfring_perfdata_feature(pd, i, &f, NULL))
+		if (pd_feature(pd, (uint32_t)i, &f, NULL))
 			continue;
 		if (f.id == PERFRING_FEAT_EVENT_DESC)
 			pr_pd_event_desc(pd, f.data, f.size);
@@ -575,25 +578,21 @@ static int pd_open(int fd, int own, const char *defname,
 	struct perfring_perfdata *pd;
 	unsigned char first[16];
 	size_t window = PD_WINDOW_DEFAULT, got = 0;
+	const char *name = NULL;
 	uint64_t magic, hsize;
 	int err;
 
 	if (opts) {
-		/* libbpf's OPTS_VALID rule: a larger struct from a newer
-		 * header is fine as long as the fields we do not know are 0 */
-		size_t i, bad = opts->size < offsetof(struct perfring_perfdata_opts, window) +
-					     sizeof(opts->window) || opts->size > 4096;
+		struct perfring_perfdata_opts o;
 
-		for (i = sizeof(*opts); !bad && i < opts->size; i++)
-			bad = ((const unsigned char *)opts)[i] != 0;
-		if (bad) {
-			pr_diag_set(diag, -EINVAL, defname, PR_NO_OFFSET,
-				    "perfring_perfdata_opts.size %zu not supported (or unknown options set)",
-				    opts->size);
-			return -EINVAL;
-		}
-		if (opts->window)
-			window = opts->window < PD_WINDOW_MIN ? PD_WINDOW_MIN : opts->window;
+		err = perfring_opts_load(&o, sizeof(o), opts,
+					 offsetof(struct perfring_perfdata_opts, window) +
+					 sizeof(o.window), "perfring_perfdata_opts", defname, diag);
+		if (err)
+			return err;
+		if (o.window)
+			window = o.window < PD_WINDOW_MIN ? PD_WINDOW_MIN : o.window;
+		name = o.name;
 	}
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
@@ -601,9 +600,7 @@ static int pd_open(int fd, int own, const char *defname,
 	pd->fd = fd;
 	pd->own_fd = own;
 	pd->nr_cpus_avail = -1;
-	snprintf(pd->name, sizeof(pd->name), "%s",
-		 opts && opts->size >= offsetof(struct perfring_perfdata_opts, name) +
-		 sizeof(opts->name) && opts->name ? opts->name : defname);
+	snprintf(pd->name, sizeof(pd->name), "%s", name ? name : defname);
 	pd->cap = pd->window = window;
 	pd->scratch = aligned_alloc(8, PD_SCRATCH);
 	if (!pd->scratch) {
@@ -686,11 +683,22 @@ PERFRING_API int perfring_perfdata_open_fd(int fd,
 					   struct perfring_perfdata **out)
 {
 	char name[32];
+	int dfd, err;
 
 	if (fd < 0 || !out)
 		return -EINVAL;
 	snprintf(name, sizeof(name), "fd %d", fd);
-	return pd_open(fd, 0, name, opts, diag, out);
+	/* Borrows fd: the reader works on its own duplicate (perfring.h). */
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "bad fd: %s", strerror(-err));
+		return err;
+	}
+	err = pd_open(dfd, 1, name, opts, diag, out);
+	if (err)
+		close(dfd);
+	return err;
 }
 
 PERFRING_API int perfring_perfdata_open(const char *path,
@@ -775,15 +783,15 @@ perfring_perfdata_header(const struct perfring_perfdata *pd)
 	return pd ? &pd->hdr : NULL;
 }
 
-PERFRING_API size_t perfring_perfdata_nr_attrs(const struct perfring_perfdata *pd)
+PERFRING_API uint32_t perfring_perfdata_nr_attrs(const struct perfring_perfdata *pd)
 {
-	return pd ? pd->nr_attrs : 0;
+	return pd ? (uint32_t)pd->nr_attrs : 0;	/* below INT_MAX: add_attr */
 }
 
 PERFRING_API int perfring_perfdata_attr(const struct perfring_perfdata *pd,
-					size_t idx,
+					uint32_t idx,
 					const struct perfring_attr **attr,
-					const uint64_t **ids, size_t *nr_ids,
+					const uint64_t **ids, uint32_t *nr_ids,
 					const char **name)
 {
 	if (!pd || idx >= pd->nr_attrs)
@@ -793,7 +801,7 @@ PERFRING_API int perfring_perfdata_attr(const struct perfring_perfdata *pd,
 	if (ids)
 		*ids = pd->attrs[idx]->ids;
 	if (nr_ids)
-		*nr_ids = pd->attrs[idx]->nr_ids;
+		*nr_ids = (uint32_t)pd->attrs[idx]->nr_ids;	/* at most PD_MAX_IDS */
 	if (name)
 		*name = pd->attrs[idx]->name;
 	return 0;
@@ -811,14 +819,13 @@ perfring_perfdata_get_stats(const struct perfring_perfdata *pd)
 	return pd ? &pd->st : NULL;
 }
 
-PERFRING_API size_t perfring_perfdata_nr_features(const struct perfring_perfdata *pd)
+PERFRING_API uint32_t perfring_perfdata_nr_features(const struct perfring_perfdata *pd)
 {
-	return pd ? pd->nr_feats : 0;
+	return pd ? (uint32_t)pd->nr_feats : 0;	/* at most 256 bits of features */
 }
 
-PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, size_t idx,
-					   struct perfring_perfdata_feature *f,
-					   struct perfring_diag *diag)
+static int pd_feature(struct perfring_perfdata *pd, uint32_t idx,
+		      struct perfring_perfdata_feature *f, struct perfring_diag *diag)
 {
 	struct pd_feat *e;
 	void *n;
@@ -1354,9 +1361,8 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 #endif
 }
 
-PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,
-					struct perfring_perfdata_record *rec,
-					struct perfring_diag *diag)
+static int pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec,
+		   struct perfring_diag *diag)
 {
 	unsigned char *p;
 	size_t size;
@@ -1476,4 +1482,38 @@ end:
 			    "data ends inside a record of the decompressed stream (%zu bytes left over)",
 			    pd->zlen - pd->zpos);
 	return 0;
+}
+
+/* The first versions of the structs perfring_perfdata_next / _feature fill. */
+#define PD_RECORD_MIN sizeof(struct perfring_perfdata_record)
+#define PD_FEATURE_MIN sizeof(struct perfring_perfdata_feature)
+
+PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,
+					struct perfring_perfdata_record *rec,
+					struct perfring_diag *diag)
+{
+	struct perfring_perfdata_record r;
+	int ret;
+
+	if (!pd || !rec || rec->sz < PD_RECORD_MIN)
+		return -EINVAL;
+	ret = pd_next(pd, &r, diag);
+	if (ret == 1)
+		perfring_struct_fill(rec, PD_RECORD_MIN, &r, sizeof(r));
+	return ret;
+}
+
+PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, uint32_t idx,
+					   struct perfring_perfdata_feature *f,
+					   struct perfring_diag *diag)
+{
+	struct perfring_perfdata_feature x = { .sz = sizeof(x) };
+	int ret;
+
+	if (!pd || !f || f->sz < PD_FEATURE_MIN)
+		return -EINVAL;
+	ret = pd_feature(pd, idx, &x, diag);
+	if (ret == 0)
+		perfring_struct_fill(f, PD_FEATURE_MIN, &x, sizeof(x));
+	return ret;
 }

@@ -155,9 +155,26 @@ static const char *parse(char *line, size_t len, struct perfring_perfmap_entry *
 	return NULL;
 }
 
+static int pm_next(struct perfring_perfmap *m, struct perfring_perfmap_entry *e,
+		   struct perfring_diag *diag);
+
 PERFRING_API int perfring_perfmap_next(struct perfring_perfmap *m,
 				       struct perfring_perfmap_entry *e,
 				       struct perfring_diag *diag)
+{
+	struct perfring_perfmap_entry x = { .sz = sizeof(x) };
+	int ret;
+
+	if (!m || !e || e->sz < sizeof(x))
+		return -EINVAL;
+	ret = pm_next(m, &x, diag);
+	if (ret == 1)
+		perfring_struct_fill(e, sizeof(x), &x, sizeof(x));
+	return ret;
+}
+
+static int pm_next(struct perfring_perfmap *m, struct perfring_perfmap_entry *e,
+		   struct perfring_diag *diag)
 {
 	if (!m || !e)
 		return -EINVAL;

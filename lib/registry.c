@@ -45,6 +45,11 @@
 	(offsetof(struct perfring_record_ops, format_json) +			\
 	 sizeof(((struct perfring_record_ops *)0)->format_json))
 
+/* The backend table as plugin ABI 1.0 defines it: every function is required. */
+#define BACKEND_OPS_MIN_SIZE							\
+	(offsetof(struct perfring_backend_ops, target) +			\
+	 sizeof(((struct perfring_backend_ops *)0)->target))
+
 /* A plugin claiming more types than this is surely corrupt. */
 #define MAX_TYPES 4096u
 
@@ -56,6 +61,8 @@ _Static_assert(offsetof(struct perfring_plugin_descriptor, abi_minor) == 6,
 	       "descriptor ABI: abi_minor at 6");
 _Static_assert(offsetof(struct perfring_record_ops, struct_size) == 0,
 	       "record ops ABI: struct_size first");
+_Static_assert(offsetof(struct perfring_backend_ops, struct_size) == 0,
+	       "backend ops ABI: struct_size first");
 
 /* Wire layouts of <perfring/sideband.h>: doc/perf-format.md 3.2 and 3.3. */
 _Static_assert(offsetof(struct perfring_comm_event, comm) == 16, "COMM layout");
@@ -175,6 +182,35 @@ static const char *type_name(uint32_t type, char *buf, size_t len)
 	return buf;
 }
 
+/* What is wrong with a backend table (NULL: nothing), as for record tables. */
+static const char *backend_ops_problem(const struct perfring_backend_ops *ops)
+{
+#define BOP(f) { offsetof(struct perfring_backend_ops, f), "no " #f " function" }
+	static const struct {
+		size_t off;
+		const char *what;
+	} req[] = {
+		BOP(open), BOP(start), BOP(wait), BOP(stop), BOP(close), BOP(nr_events),
+		BOP(event), BOP(nr_rings), BOP(ring), BOP(synthesize), BOP(read_count),
+		BOP(target),
+	};
+#undef BOP
+	size_t i;
+
+	if (!ops)
+		return "no backend_ops table";
+	if (ops->struct_size < BACKEND_OPS_MIN_SIZE)
+		return "backend_ops table too small";
+	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		void (*fn)(void);
+
+		memcpy(&fn, (const char *)ops + req[i].off, sizeof(fn));
+		if (!fn)
+			return req[i].what;
+	}
+	return NULL;
+}
+
 /*
  * Check everything the host relies on, reading only the fields that
  * struct_size says exist.  Returns 0 or -EPROTO with diag set.
@@ -230,8 +266,7 @@ static int validate(const char *file, const struct perfring_plugin_descriptor *d
 		else if (!ops->format_json)
 			what = "no format_json function";
 	} else if (d->kind == PERFRING_PLUGIN_KIND_BACKEND) {
-		if (!d->backend_ops)
-			what = "no backend_ops table";
+		what = backend_ops_problem(d->backend_ops);
 	} else {
 		what = "unknown plugin kind";
 	}
@@ -618,13 +653,13 @@ PERFRING_API int perfring_registry_load_default(struct perfring_registry *reg,
 	return ret < 0 ? ret : n + ret;
 }
 
-PERFRING_API size_t perfring_registry_shadowed_count(const struct perfring_registry *reg)
+PERFRING_API uint32_t perfring_registry_shadowed_count(const struct perfring_registry *reg)
 {
-	return reg ? reg->shadowed->len : 0;
+	return reg ? (uint32_t)reg->shadowed->len : 0;
 }
 
 PERFRING_API const char *
-perfring_registry_shadowed_at(const struct perfring_registry *reg, size_t i,
+perfring_registry_shadowed_at(const struct perfring_registry *reg, uint32_t i,
 			      const struct perfring_plugin **by)
 {
 	const struct shadowed *sh;
@@ -647,13 +682,13 @@ perfring_registry_find(const struct perfring_registry *reg, uint32_t type)
 	return g_hash_table_lookup(reg->by_type, GUINT_TO_POINTER(type));
 }
 
-PERFRING_API size_t perfring_registry_count(const struct perfring_registry *reg)
+PERFRING_API uint32_t perfring_registry_count(const struct perfring_registry *reg)
 {
-	return reg ? reg->plugins->len : 0;
+	return reg ? (uint32_t)reg->plugins->len : 0;
 }
 
 PERFRING_API const struct perfring_plugin *
-perfring_registry_plugin_at(const struct perfring_registry *reg, size_t i)
+perfring_registry_plugin_at(const struct perfring_registry *reg, uint32_t i)
 {
 	if (!reg || i >= reg->plugins->len)
 		return NULL;
@@ -697,7 +732,7 @@ PERFRING_API const char *perfring_plugin_kind_name(int kind)
 	}
 }
 
-PERFRING_API size_t perfring_plugin_types(const struct perfring_plugin *p,
+PERFRING_API uint32_t perfring_plugin_types(const struct perfring_plugin *p,
 					  const uint32_t **types)
 {
 	bool rec = p && p->desc->kind == PERFRING_PLUGIN_KIND_RECORD;

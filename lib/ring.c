@@ -325,47 +325,67 @@ static void ring_free_events(struct perfring_ring *r)
 	r->nr_events = 0;
 }
 
-/* Copy caller's event descriptions into r.  Validates them. */
-static int ring_set_events(struct perfring_ring *r, const struct perfring_event_desc *ev,
-			   uint32_t n)
+/* Copy caller's event descriptions into r.  Validates them (diag names file). */
+static int ring_set_events(struct perfring_ring *r, const struct perfring_event_desc *events,
+			   uint32_t n, const char *file, struct perfring_diag *diag)
 {
 	uint32_t i;
+	int err;
 
-	if (n && !ev)
+	if (n && !events) {
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET, "%" PRIu32 " events but no array", n);
 		return -EINVAL;
-	if (n > 65536)
+	}
+	if (n > 65536) {
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET, "%" PRIu32 " events: at most 65536", n);
 		return -EINVAL;
+	}
 	if (!n)
 		goto done;
 	r->events = calloc(n, sizeof(*r->events));
-	if (!r->events)
+	if (!r->events) {
+		pr_diag_set(diag, -ENOMEM, file, PR_NO_OFFSET, "out of memory");
 		return -ENOMEM;
+	}
 	r->nr_events = n;
 	for (i = 0; i < n; i++) {
 		struct pr_event *e = &r->events[i];
+		struct perfring_event_desc ev;
 		uint32_t asz;
 
-		if (!ev[i].attr)
-			return -EINVAL;
-		asz = ev[i].attr->size;
+		err = pr_event_desc_load(events, i, &ev, file, diag);
+		if (err)
+			return err;
+#define EV_BAD(...)								\
+	do {									\
+		pr_diag_set(diag, -EINVAL, file, PR_NO_OFFSET, "event %" PRIu32 ": " __VA_ARGS__); \
+		return -EINVAL;							\
+	} while (0)
+		if (!ev.attr)
+			EV_BAD("no attr", i);
+		asz = ev.attr->size;
 		if (asz < PERFRING_ATTR_SIZE_VER0 || asz > PERFRING_ATTR_SIZE_VER8 || asz % 8)
-			return -EINVAL;
-		if (ev[i].nr_ids && !ev[i].ids)
-			return -EINVAL;
-		if (ev[i].nr_ids > (1u << 20))
-			return -EINVAL;
-		if (ev[i].name && strlen(ev[i].name) > 63)
-			return -EINVAL;
-		memcpy(&e->attr, ev[i].attr, asz);
-		e->nr_ids = ev[i].nr_ids;
+			EV_BAD("attr size %" PRIu32 " is not a multiple of 8 from %d to %d", i, asz,
+			       PERFRING_ATTR_SIZE_VER0, PERFRING_ATTR_SIZE_VER8);
+		if (ev.nr_ids && !ev.ids)
+			EV_BAD("%" PRIu32 " ids but no array", i, ev.nr_ids);
+		if (ev.nr_ids > (1u << 20))
+			EV_BAD("%" PRIu32 " ids: at most %u", i, ev.nr_ids, 1u << 20);
+		if (ev.name && strlen(ev.name) > 63)
+			EV_BAD("name of %zu bytes: at most 63", i, strlen(ev.name));
+#undef EV_BAD
+		memcpy(&e->attr, ev.attr, asz);
+		e->nr_ids = ev.nr_ids;
 		if (e->nr_ids) {
 			e->ids = malloc(e->nr_ids * sizeof(uint64_t));
-			if (!e->ids)
+			if (!e->ids) {
+				pr_diag_set(diag, -ENOMEM, file, PR_NO_OFFSET, "out of memory");
 				return -ENOMEM;
-			memcpy(e->ids, ev[i].ids, e->nr_ids * sizeof(uint64_t));
+			}
+			memcpy(e->ids, ev.ids, e->nr_ids * sizeof(uint64_t));
 		}
-		if (ev[i].name) {
-			snprintf(e->name, sizeof(e->name), "%s", ev[i].name);
+		if (ev.name) {
+			snprintf(e->name, sizeof(e->name), "%s", ev.name);
 			e->has_name = 1;
 		}
 	}
@@ -514,66 +534,76 @@ fail:
 	return -1;
 }
 
+/* Fail ring_create: diag names the ring (its path for FILE rings). */
+#define CREATE_FAIL(errv, ...)							\
+	do {									\
+		err = (errv);							\
+		pr_diag_set(diag, err, rname, PR_NO_OFFSET, __VA_ARGS__);	\
+		goto fail;							\
+	} while (0)
+
 PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
+				      struct perfring_diag *diag,
 				      struct perfring_ring **out)
 {
 	struct perfring_ring_opts o;
-	struct perfring_ring *r;
+	struct perfring_ring *r = NULL;
 	uint64_t desc_size, ev_bytes, total;
 	unsigned char *base;
+	const char *rname = "ring";
 	int err, fd = -1;
 
-	if (!out)
+	if (!out) {
+		pr_diag_set(diag, -EINVAL, rname, PR_NO_OFFSET, "no place for the ring (out is NULL)");
 		return -EINVAL;
-	*out = NULL;
-	if (!uopts || uopts->sz < offsetof(struct perfring_ring_opts, nr_events) + sizeof(uint32_t))
-		return -EINVAL;
-	if (uopts->sz > sizeof(o)) {
-		const unsigned char *extra = (const unsigned char *)uopts + sizeof(o);
-		size_t i;
-
-		for (i = 0; i < uopts->sz - sizeof(o); i++)
-			if (extra[i])
-				return -EINVAL;
 	}
-	memset(&o, 0, sizeof(o));
-	memcpy(&o, uopts, uopts->sz < sizeof(o) ? uopts->sz : sizeof(o));
+	*out = NULL;
+	err = perfring_opts_load(&o, sizeof(o), uopts,
+				 offsetof(struct perfring_ring_opts, nr_events) + sizeof(uint32_t),
+				 "perfring_ring_opts", rname, diag);
+	if (err)
+		return err;
+	if (o.backing == PERFRING_RING_FILE && o.path && o.path[0])
+		rname = o.path;
+	else if (o.backing == PERFRING_RING_MEMFD)
+		rname = "memfd ring";
+	else if (o.backing == PERFRING_RING_ANON)
+		rname = "anonymous ring";
 	if (o.flags & ~(PERFRING_RING_OVERWRITE | PERFRING_RING_CLOCKID | PERFRING_RING_TRUNCATE |
 			PERFRING_RING_FILE_MODE))
-		return -EINVAL;
+		CREATE_FAIL(-EINVAL, "unknown flags 0x%x", o.flags);
 	/* Only with its flag: file_mode sits where older callers had padding. */
 	if (!(o.flags & PERFRING_RING_FILE_MODE))
 		o.file_mode = 0600;
 	else if (o.file_mode & ~0777u)
-		return -EINVAL;
+		CREATE_FAIL(-EINVAL, "file_mode 0%o is above 0777", o.file_mode);
 	if (o.backing != PERFRING_RING_ANON && o.backing != PERFRING_RING_MEMFD &&
 	    o.backing != PERFRING_RING_FILE)
-		return -EINVAL;
+		CREATE_FAIL(-EINVAL, "unknown backing %d", (int)o.backing);
 	if (o.backing == PERFRING_RING_FILE && (!o.path || !o.path[0]))
-		return -EINVAL;
+		CREATE_FAIL(-EINVAL, "a FILE ring needs opts.path");
 
 	r = ring_alloc();
 	if (!r)
-		return -ENOMEM;
+		CREATE_FAIL(-ENOMEM, "out of memory");
 	r->page_size = sys_page_size();
 	r->data_size = o.data_size ? o.data_size : 64ull * r->page_size;
-	if (!is_pow2(r->data_size) || r->data_size < r->page_size || r->data_size > PR_DATA_MAX) {
-		err = -EINVAL;
-		goto fail;
-	}
+	if (!is_pow2(r->data_size) || r->data_size < r->page_size || r->data_size > PR_DATA_MAX)
+		CREATE_FAIL(-EINVAL, "data_size %" PRIu64 " is not a power of two of pages "
+			    "(page size %" PRIu32 ", at most %" PRIu64 " bytes)",
+			    r->data_size, r->page_size, (uint64_t)PR_DATA_MAX);
 	r->flags = o.flags & PERFRING_RING_OVERWRITE;
 	r->clockid = (o.flags & PERFRING_RING_CLOCKID) ? o.clockid : CLOCK_MONOTONIC;
 	if (o.flags & PERFRING_RING_CLOCKID) {
 		struct timespec ts;
 
-		if (clock_gettime(o.clockid, &ts) != 0) {
-			err = -EINVAL;
-			goto fail;
-		}
+		if (clock_gettime(o.clockid, &ts) != 0)
+			CREATE_FAIL(-EINVAL, "clock id %" PRId32 " cannot be read on this machine",
+				    o.clockid);
 	}
 	r->mode = PERFRING_RING_READ | PERFRING_RING_WRITE;
 	r->hdr_writable = 1;
-	err = ring_set_events(r, o.events, o.nr_events);
+	err = ring_set_events(r, o.events, o.nr_events, rname, diag);
 	if (err)
 		goto fail;
 
@@ -583,10 +613,9 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 	} else {
 		desc_size = (sizeof(struct pr_desc) + ev_bytes + r->page_size - 1) &
 			    ~(uint64_t)(r->page_size - 1);
-		if (desc_size > PR_DESC_MAX) {
-			err = -EINVAL;
-			goto fail;
-		}
+		if (desc_size > PR_DESC_MAX)
+			CREATE_FAIL(-EINVAL, "the events need a descriptor of %" PRIu64
+				    " bytes, more than %" PRIu64, desc_size, (uint64_t)PR_DESC_MAX);
 	}
 	total = desc_size + r->page_size + r->data_size;
 
@@ -602,11 +631,20 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 	if (o.backing != PERFRING_RING_ANON) {
 		if (fd < 0) {
 			err = -errno;
-			goto fail;
+			if (o.backing == PERFRING_RING_MEMFD)
+				CREATE_FAIL(err, "memfd_create: %s", strerror(-err));
+			if (err == -EEXIST)
+				CREATE_FAIL(err, "the file exists (PERFRING_RING_TRUNCATE replaces it)");
+			if (err == -EPERM)
+				CREATE_FAIL(err, "the file belongs to another user: left untouched");
+			if (err == -EINVAL)
+				CREATE_FAIL(err, "not a regular file: left untouched");
+			CREATE_FAIL(err, "cannot create the ring file: %s", strerror(-err));
 		}
 		if (ftruncate(fd, (off_t)total) != 0) {
 			err = -errno;
-			goto fail;
+			CREATE_FAIL(err, "cannot size the ring to %" PRIu64 " bytes: %s", total,
+				    strerror(-err));
 		}
 		base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	} else {
@@ -614,7 +652,7 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 	}
 	if (base == MAP_FAILED) {
 		err = -errno;
-		goto fail;
+		CREATE_FAIL(err, "cannot map %" PRIu64 " bytes: %s", total, strerror(-err));
 	}
 	r->map = base;
 	r->map_len = total;
@@ -637,11 +675,12 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 fail:
 	if (fd >= 0)
 		close(fd);
-	if (o.backing == PERFRING_RING_FILE && (fd >= 0 || r->fd >= 0))
+	if (r && o.backing == PERFRING_RING_FILE && (fd >= 0 || r->fd >= 0))
 		unlink(o.path);	/* we created (or truncated) it */
 	perfring_ring_close(r);
 	return err;
 }
+#undef CREATE_FAIL
 
 /* ---- open --------------------------------------------------------------- */
 
@@ -989,7 +1028,7 @@ PERFRING_API int perfring_ring_wrap(void *base, size_t len, uint32_t flags,
 	if (!r)
 		return -ENOMEM;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	err = ring_set_events(r, events, nr_events);
+	err = ring_set_events(r, events, nr_events, name, diag);
 	if (err) {
 		perfring_ring_close(r);
 		return err;
@@ -1045,13 +1084,17 @@ PERFRING_API uint32_t perfring_ring_nr_events(const struct perfring_ring *r)
 PERFRING_API int perfring_ring_event(const struct perfring_ring *r, uint32_t idx,
 				     struct perfring_event_desc *out)
 {
+	struct perfring_event_desc d = { .sz = sizeof(d) };
+
 	if (!r || !out || idx >= r->nr_events)
 		return -ENOENT;
-	out->attr = &r->events[idx].attr;
-	out->ids = r->events[idx].ids;
-	out->nr_ids = r->events[idx].nr_ids;
-	out->name = r->events[idx].has_name ? r->events[idx].name : NULL;
-	return 0;
+	d.attr = &r->events[idx].attr;
+	d.ids = r->events[idx].ids;
+	d.nr_ids = r->events[idx].nr_ids;
+	d.name = r->events[idx].has_name ? r->events[idx].name : NULL;
+	d.leader = idx;
+	d.supported = 1;
+	return perfring_struct_fill(out, PR_EVENT_DESC_MIN, &d, sizeof(d));
 }
 
 PERFRING_API const struct perfring_attr *perfring_ring_attr_for_id(const struct perfring_ring *r,
@@ -1469,16 +1512,19 @@ PERFRING_API void perfring_ring_set_lost_sample_id(struct perfring_ring *r,
 	}
 }
 
-PERFRING_API void perfring_ring_stats(const struct perfring_ring *r, struct perfring_ring_stats *st)
+PERFRING_API int perfring_ring_stats(const struct perfring_ring *r, struct perfring_ring_stats *st)
 {
+	struct perfring_ring_stats s = { .sz = sizeof(s) };
+
 	if (!r || !st)
-		return;
-	st->head = pr_read_once(&r->ws->head);
-	st->published = pr_load_acquire(&r->hdr->data_head);	/* pairs with (B) */
-	st->tail = pr_read_once(&r->hdr->data_tail);
-	st->dropped = pr_read_once(&r->ws->dropped);
-	st->lost_pending = pr_read_once(&r->ws->lost);
-	st->aborted = pr_read_once(&r->ws->aborted);
+		return -EINVAL;
+	s.head = pr_read_once(&r->ws->head);
+	s.published = pr_load_acquire(&r->hdr->data_head);	/* pairs with (B) */
+	s.tail = pr_read_once(&r->hdr->data_tail);
+	s.dropped = pr_read_once(&r->ws->dropped);
+	s.lost_pending = pr_read_once(&r->ws->lost);
+	s.aborted = pr_read_once(&r->ws->aborted);
+	return perfring_struct_fill(st, sizeof(s), &s, sizeof(s));
 }
 
 /* ---- reading ------------------------------------------------------------ */

@@ -687,11 +687,31 @@ static int id_used(const struct perfring_writer *w, uint64_t id)
 	return 0;
 }
 
+static int add_event(struct perfring_writer *w, const struct perfring_attr *attr,
+		     const uint64_t *ids, uint32_t nr_ids, const char *name,
+		     struct perfring_diag *diag);
+
 PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
-					   const struct perfring_attr *attr,
-					   const uint64_t *ids, uint32_t nr_ids,
-					   const char *name,
+					   const struct perfring_event_desc *ev,
 					   struct perfring_diag *diag)
+{
+	struct perfring_event_desc d;
+	int err;
+
+	if (!w) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no writer");
+		return -EINVAL;
+	}
+	err = perfring_opts_load(&d, sizeof(d), ev, PR_EVENT_DESC_MIN, "perfring_event_desc",
+				 w->dname, diag);
+	if (err)
+		return err;
+	return add_event(w, d.attr, d.ids, d.nr_ids, d.name, diag);
+}
+
+static int add_event(struct perfring_writer *w, const struct perfring_attr *attr,
+		     const uint64_t *ids, uint32_t nr_ids, const char *name,
+		     struct perfring_diag *diag)
 {
 	struct wr_event *e, *nev;
 	size_t sz;
@@ -803,9 +823,9 @@ PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
 }
 
 PERFRING_API uint64_t perfring_writer_event_id(const struct perfring_writer *w,
-					       int idx)
+					       uint32_t idx)
 {
-	if (!w || idx < 0 || idx >= w->nr_ev)
+	if (!w || idx >= (uint32_t)w->nr_ev)
 		return 0;
 	return w->ev[idx].ids[0];
 }
@@ -1983,7 +2003,7 @@ bad_id:
 	return -EINVAL;
 }
 
-PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
+PERFRING_API int perfring_writer_write(struct perfring_writer *w, uint32_t source,
 				       const void *rec, size_t len,
 				       struct perfring_diag *diag)
 {
@@ -1999,10 +2019,10 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
 		wr_copy_err(w, diag);
 		return w->err;
 	}
-	if (source < 0 || source >= w->nr_src || w->src[source].ended) {
+	if (source >= (uint32_t)w->nr_src || w->src[source].ended) {
 		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
-			    source < 0 || source >= w->nr_src ? "no source %d" :
-			    "source %d was ended", source);
+			    source >= (uint32_t)w->nr_src ? "no source %" PRIu32 :
+			    "source %" PRIu32 " was ended", source);
 		return -EINVAL;
 	}
 	if (len < 8 || pr_get16(p + 6) < 8 || pr_get16(p + 6) > len) {
@@ -2080,15 +2100,15 @@ PERFRING_API int perfring_writer_add_source(struct perfring_writer *w)
 }
 
 PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
-					    int source,
+					    uint32_t source,
 					    struct perfring_diag *diag)
 {
 	struct wr_source *q;
 	int r;
 
-	if (!w || source < 0 || source >= w->nr_src) {
+	if (!w || source >= (uint32_t)w->nr_src) {
 		pr_diag_set(diag, -EINVAL, w ? w->dname : NULL, PR_NO_OFFSET,
-			    "no source %d", source);
+			    "no source %" PRIu32, source);
 		return -EINVAL;
 	}
 	q = &w->src[source];
@@ -2189,26 +2209,16 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	char dn[64];
 	int i, r;
 
-	if (!out || !opts || opts->sz < sizeof(size_t)) {
-		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
-			    "no options (use PERFRING_WRITER_OPTS)");
+	if (!out) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no place for the writer (out is NULL)");
 		return -EINVAL;
 	}
 	*out = NULL;
-	if (opts->sz > sizeof(o)) {
-		const unsigned char *x = (const unsigned char *)opts;
-		size_t k;
-
-		for (k = sizeof(o); k < opts->sz; k++)
-			if (x[k]) {
-				pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
-					    "options set fields this library "
-					    "version does not know");
-				return -EINVAL;
-			}
-	}
-	memset(&o, 0, sizeof(o));
-	memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	r = perfring_opts_load(&o, sizeof(o), opts, sizeof(size_t), "perfring_writer_opts",
+			       opts && opts->sz >= offsetof(struct perfring_writer_opts, path) +
+			       sizeof(opts->path) ? opts->path : NULL, diag);
+	if (r)
+		return r;
 	if (!o.path && o.fd <= 0) {
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
 			    "no output: set path or a valid fd");
@@ -2374,8 +2384,10 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	} else {
 		snprintf(dn, sizeof(dn), "<fd %d>", o.fd);
 		w->dname = strdup(dn);
-		w->fd = o.fd;
-		if (fstat(o.fd, &sb) < 0) {
+		/* Borrows fd: the writer works on its own duplicate (perfring.h). */
+		w->fd = fcntl(o.fd, F_DUPFD_CLOEXEC, 0);
+		w->own_fd = w->fd >= 0;
+		if (w->fd < 0 || fstat(o.fd, &sb) < 0) {
 			r = -errno;
 			pr_diag_set(diag, r, dn, PR_NO_OFFSET, "bad fd: %s",
 				    strerror(-r));
@@ -2536,14 +2548,9 @@ PERFRING_API int perfring_writer_close(struct perfring_writer *w,
 PERFRING_API int perfring_writer_get_stats(const struct perfring_writer *w,
 					   struct perfring_writer_stats *st)
 {
-	size_t sz;
-
-	if (!w || !st || st->sz < sizeof(size_t))
+	if (!w || !st)
 		return -EINVAL;
-	sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
-	memcpy((char *)st + sizeof(size_t), (const char *)&w->st + sizeof(size_t),
-	       sz - sizeof(size_t));
-	return 0;
+	return perfring_struct_fill(st, sizeof(size_t), &w->st, sizeof(w->st));
 }
 
 PERFRING_API int perfring_writer_dropped_types(const struct perfring_writer *w,

@@ -103,7 +103,7 @@ static struct perfring_ring *mk_ring(enum perfring_ring_backing b, const char *p
 {
 	static const uint64_t ids[] = { 7 };
 	struct perfring_attr a;
-	struct perfring_event_desc ev = { &a, ids, 1, "test" };
+	PERFRING_EVENT_DESC(ev, .attr = &a, .ids = ids, .nr_ids = 1, .name = "test");
 	struct perfring_ring *r = NULL;
 	int err;
 
@@ -116,7 +116,7 @@ static struct perfring_ring *mk_ring(enum perfring_ring_backing b, const char *p
 		PERFRING_RING_OPTS(o, .backing = b, .path = path, .data_size = data_size,
 				   .flags = b == PERFRING_RING_FILE ? PERFRING_RING_TRUNCATE : 0,
 				   .events = &ev, .nr_events = 1);
-		err = perfring_ring_create(&o, &r);
+		err = perfring_ring_create(&o, NULL, &r);
 	}
 	ck_assert_msg(err == 0, "create %s: %s", path ? path : "(anon)", strerror(-err));
 	return r;
@@ -437,7 +437,7 @@ START_TEST(test_1gib_ring)
 	int ret;
 	double t0 = now_s();
 
-	ret = perfring_ring_create(&o, &r);
+	ret = perfring_ring_create(&o, NULL, &r);
 	if (ret == -ENOMEM) {
 		printf("1 GiB ring: not enough memory here (%s): not tested\n", strerror(-ret));
 		return;

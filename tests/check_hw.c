@@ -251,7 +251,7 @@ START_TEST(count_faults)
 	struct perfring_diag d = { 0 };
 	struct perfring_backend *b = NULL;
 	struct perfring_backend_count tc = { .sz = sizeof(tc) }, pf = { .sz = sizeof(pf) };
-	struct perfring_backend_event ev = { .sz = sizeof(ev) };
+	PERFRING_EVENT_DESC(ev);
 	int pid, status, ret;
 	PERFRING_BACKEND_OPTS(o, .mode = PERFRING_BACKEND_COUNT,
 			      .events = "task-clock,page-faults:u", .argv = argv);
@@ -296,7 +296,7 @@ START_TEST(count_group)
 	struct perfring_diag d = { 0 };
 	struct perfring_backend *b = NULL;
 	struct perfring_backend_count c[3];
-	struct perfring_backend_event ev = { .sz = sizeof(ev) };
+	PERFRING_EVENT_DESC(ev);
 	int ret;
 	PERFRING_BACKEND_OPTS(o, .mode = PERFRING_BACKEND_COUNT,
 			      .events = "{task-clock,page-faults,minor-faults}", .argv = argv);
@@ -405,7 +405,7 @@ START_TEST(sample_command)
 	const char *argv[] = { WORKLOADS_DIR "/wl-busy", "0.3", NULL };
 	struct perfring_diag d = { 0 };
 	struct perfring_backend *b = NULL;
-	struct perfring_backend_event ev = { .sz = sizeof(ev) };
+	PERFRING_EVENT_DESC(ev);
 	struct perfring_reader *rd[64];
 	struct drained dr = { .t_min = mono_ns() };
 	uint32_t nr;
@@ -417,7 +417,7 @@ START_TEST(sample_command)
 	ret = ops->open(&o, &d, &b);
 	ck_assert_msg(ret == 0, "open: %d %s", ret, d.msg);
 	for (uint32_t k = 0; k < (uint32_t)_i + 1; k++) {
-		struct perfring_backend_event e = { .sz = sizeof(e) };
+		PERFRING_EVENT_DESC(e);
 
 		ck_assert_int_eq(ops->event(b, k, &e), 0);
 		ck_assert_uint_eq(e.attr->sample_type,
@@ -524,7 +524,7 @@ START_TEST(attach_pid_synthesize)
 {
 	struct perfring_diag d = { 0 };
 	struct perfring_backend *b = NULL;
-	struct perfring_backend_event ev = { .sz = sizeof(ev) };
+	PERFRING_EVENT_DESC(ev);
 	struct synth_seen seen = { 0 };
 	int pfd[2], ret, pid = 0;
 	char buf[8];
@@ -740,7 +740,7 @@ START_TEST(lost_counted)
 	ck_assert_uint_eq(lost, in_records);
 	/* The kernel's own count (PERF_FORMAT_LOST) has at least as many. */
 	{
-		struct perfring_backend_event ev = { .sz = sizeof(ev) };
+		PERFRING_EVENT_DESC(ev);
 		struct perfring_backend_count c = { .sz = sizeof(c) };
 
 		ck_assert_int_eq(ops->event(b, 0, &ev), 0);
@@ -763,7 +763,7 @@ START_TEST(ring_file_survives_kill)
 	struct perfring_ring *r = NULL;
 	struct perfring_reader *rd = NULL;
 	struct perfring_record rec;
-	struct perfring_event_desc ev;
+	PERFRING_EVENT_DESC(ev);
 	unsigned samples = 0, in_wl = 0;
 	pid_t rec_pid;
 	int ret;

@@ -178,9 +178,9 @@ static void build_sample(struct dump *d, int swap)
 
 static void check_sample(struct perfring_jitdump *r, int swapped)
 {
-	struct perfring_jit_record rec;
-	struct perfring_jit_debug_entry e;
-	struct perfring_jitdump_stats st;
+	struct perfring_jit_record rec = { .sz = sizeof(rec) };
+	struct perfring_jit_debug_entry e = { .sz = sizeof(e) };
+	struct perfring_jitdump_stats st = { .sz = sizeof(st) };
 	struct perfring_diag diag;
 	size_t pos = 0;
 
@@ -312,7 +312,7 @@ static int read_all(const void *p, size_t n, uint64_t *records, struct perfring_
 		    struct perfring_jitdump_stats *st)
 {
 	struct perfring_jitdump *r;
-	struct perfring_jit_record rec;
+	struct perfring_jit_record rec = { .sz = sizeof(rec) };
 	int err;
 
 	*records = 0;
@@ -342,7 +342,7 @@ START_TEST(test_cut_everywhere)
 	add_load(&d, "g", 0x2000, code2, sizeof(code2), 1, 14);
 	ends[nends++] = d.b->len;
 	for (size_t cut = 40; cut <= d.b->len; cut++) {
-		struct perfring_jitdump_stats st;
+		struct perfring_jitdump_stats st = { .sz = sizeof(st) };
 		struct perfring_diag diag;
 		uint64_t n, want = 0, last = 40;
 
@@ -376,7 +376,7 @@ END_TEST
 static void expect_damage(struct dump *d, uint64_t before, uint64_t off, const char *what)
 {
 	struct perfring_jitdump *r;
-	struct perfring_jit_record rec;
+	struct perfring_jit_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag diag;
 	uint64_t n = 0;
 	int err;
@@ -473,7 +473,7 @@ START_TEST(test_bad_header)
 	p64(&d, 0x5555);
 	add_move(&d, 3, 1, 2, 9);
 	{
-		struct perfring_jit_record rec;
+		struct perfring_jit_record rec = { .sz = sizeof(rec) };
 
 		ck_assert_int_eq(perfring_jitdump_open_mem(d.b->data, d.b->len, "x", &diag, &r), 0);
 		ck_assert_int_eq(perfring_jitdump_next(r, &rec, &diag), 1);
@@ -491,11 +491,11 @@ START_TEST(test_writer_roundtrip)
 {
 	struct perfring_jitdump_writer *w;
 	struct perfring_jitdump *r;
-	struct perfring_jit_record rec;
+	struct perfring_jit_record rec = { .sz = sizeof(rec) };
 	struct perfring_jit_debug_entry de[2] = {
-		{ .addr = 0x5000, .lineno = 3, .file = "x.c" },
-		{ .addr = 0x5004, .lineno = 4, .file = "\xff" },
-	}, e;
+		{ .sz = sizeof(de[0]), .addr = 0x5000, .lineno = 3, .file = "x.c" },
+		{ .sz = sizeof(de[1]), .addr = 0x5004, .lineno = 4, .file = "\xff" },
+	}, e = { .sz = sizeof(e) };
 	struct perfring_diag diag;
 	uint64_t idx, t0 = perfring_jit_timestamp();
 	char path[512], maps[64], line[4096];
@@ -589,7 +589,7 @@ START_TEST(test_perfmap)
 		"ffffffffffffffff 2 wraps\n"
 		"3000 8 last line without newline";
 	struct perfring_perfmap *m;
-	struct perfring_perfmap_entry e;
+	struct perfring_perfmap_entry e = { .sz = sizeof(e) };
 	struct perfring_diag diag;
 	uint64_t lines, entries, bad;
 

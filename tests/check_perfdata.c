@@ -83,7 +83,7 @@ static void run_free(struct run *run)
 
 static void collect(struct perfring_perfdata *pd, struct run *run)
 {
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	size_t cap = 0;
 	int r;
 
@@ -344,7 +344,7 @@ START_TEST(test_fixture_stats)
 	ck_assert_uint_ge(perfring_perfdata_nr_attrs(pd), 1);
 	for (i = 0; i < perfring_perfdata_nr_attrs(pd); i++) {
 		const char *an = NULL;
-		size_t nid = 0;
+		uint32_t nid = 0;
 
 		ck_assert_int_eq(perfring_perfdata_attr(pd, i, NULL, NULL, &nid, &an), 0);
 		ck_assert_ptr_nonnull(an);
@@ -368,7 +368,7 @@ END_TEST
 
 static int feature_text(struct perfring_perfdata *pd, uint32_t id, char *buf, size_t len)
 {
-	struct perfring_perfdata_feature f;
+	struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 	size_t i;
 
 	for (i = 0; i < perfring_perfdata_nr_features(pd); i++) {
@@ -384,7 +384,7 @@ START_TEST(test_features)
 	struct perfring_perfdata *pf, *pp;
 	struct run run;
 	char a[8192], b[8192], small[8];
-	struct perfring_perfdata_feature f;
+	struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 	int n;
 
 	ck_assert_int_eq(perfring_perfdata_open(fixture("pd-file", ".data"), NULL, NULL, &pf), 0);
@@ -502,7 +502,7 @@ START_TEST(test_swapped)
 	for (i = 0; i < perfring_perfdata_nr_attrs(pn); i++) {
 		const struct perfring_attr *x, *y;
 		const uint64_t *ix, *iy;
-		size_t nx, ny;
+		uint32_t nx, ny;
 		const char *sx, *sy;
 
 		perfring_perfdata_attr(pn, i, &x, &ix, &nx, &sx);
@@ -516,7 +516,7 @@ START_TEST(test_swapped)
 	/* every feature the swapper kept renders the same text */
 	ck_assert_uint_ge(perfring_perfdata_nr_features(ps), 8);
 	for (i = 0; i < perfring_perfdata_nr_features(ps); i++) {
-		struct perfring_perfdata_feature f;
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 
 		ck_assert_int_eq(perfring_perfdata_feature(ps, i, &f, NULL), 0);
 		perfring_perfdata_feature_format(ps, &f, b, sizeof(b));
@@ -817,7 +817,7 @@ START_TEST(test_old_formats)
 	for (size_t i = 0; i < 2; i++) {
 		const struct perfring_attr *a;
 		const uint64_t *id;
-		size_t n;
+		uint32_t n;
 
 		const char *nm;
 
@@ -875,7 +875,7 @@ START_TEST(test_pipe_attrs)
 	struct run run;
 	char msg[1024];
 	int fd, err;
-	size_t n;
+	uint32_t n;
 	const uint64_t *ids;
 	const struct perfring_attr *a;
 
@@ -955,7 +955,7 @@ START_TEST(test_pipe_pointers)
 	unsigned char a[136];
 	uint64_t id;
 	struct perfring_perfdata *pd;
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	const struct perfring_attr *held = NULL, *rec_attr = NULL;
 	const char *held_name = NULL;
 	struct perfring_diag d;
@@ -1107,7 +1107,7 @@ static void check_cut(const char *name, const struct pdt_buf *all, const struct 
 	/* compare as we go (no copies: this runs thousands of times) */
 	memset(&run, 0, sizeof(run));
 	for (;;) {
-		struct perfring_perfdata_record rec;
+		struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 
 		run.ret = perfring_perfdata_next(pd, &rec, &run.diag);
 		if (run.ret != 1)
@@ -1387,7 +1387,7 @@ START_TEST(test_hostile)
 	/* feature table entry pointing outside the file */
 	{
 		struct perfring_perfdata *pd;
-		struct perfring_perfdata_feature ft;
+		struct perfring_perfdata_feature ft = { .sz = sizeof(ft) };
 		int fd, err;
 
 		COPY();
@@ -1485,7 +1485,7 @@ START_TEST(test_unknown_and_extra)
 				    { 100, blob, sizeof(blob) } };
 	struct pdt_buf data = { 0 }, file = { 0 }, pipe = { 0 };
 	struct perfring_perfdata *pd;
-	struct perfring_perfdata_feature ft;
+	struct perfring_perfdata_feature ft = { .sz = sizeof(ft) };
 	struct perfring_diag d;
 	struct run run;
 	char txt[256];
@@ -1547,7 +1547,7 @@ START_TEST(test_unknown_and_extra)
 		close_mem(pd, fd);
 	}
 	{
-		struct perfring_perfdata_record rec;
+		struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 		struct run r2;
 
 		/* extra_size reported */
@@ -1582,7 +1582,7 @@ START_TEST(test_fuzz)
 	pdt_slurp(fixture(name, ".data"), &orig);
 	for (k = 0; k < n; k++) {
 		struct perfring_perfdata *pd;
-		struct perfring_perfdata_record rec;
+		struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 		struct perfring_diag d;
 		int fd, err, m, steps = 0;
 		size_t i;
@@ -1606,7 +1606,7 @@ START_TEST(test_fuzz)
 			REQUIRE(++steps < 100000, "endless iteration");
 		}
 		for (i = 0; i < perfring_perfdata_nr_features(pd); i++) {
-			struct perfring_perfdata_feature f;
+			struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 
 			if (perfring_perfdata_feature(pd, i, &f, &d) == 0)
 				perfring_perfdata_feature_format(pd, &f, txt, sizeof(txt));
@@ -1772,7 +1772,7 @@ START_TEST(test_opts)
 	struct perfring_diag d;
 	struct run a, b;
 	PERFRING_PERFDATA_OPTS(o, .window = 1, .name = "renamed");
-	struct perfring_perfdata_opts bad = { .size = 3 };
+	struct perfring_perfdata_opts bad = { .sz = 3 };
 	struct pdt_buf f = { 0 };
 
 	ck_assert_int_eq(perfring_perfdata_open(fixture("pd-two", ".data"), &o, &d, &pd), 0);
@@ -1790,7 +1790,7 @@ START_TEST(test_opts)
 		/* a newer caller: larger struct, zero tail accepted, non-zero refused */
 		struct { struct perfring_perfdata_opts o; uint64_t future; } big = { 0 };
 
-		big.o.size = sizeof(big);
+		big.o.sz = sizeof(big);
 		ck_assert_int_eq(perfring_perfdata_open(fixture("pd-two", ".data"), &big.o, &d, &pd), 0);
 		perfring_perfdata_close(pd);
 		big.future = 1;

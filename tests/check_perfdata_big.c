@@ -44,7 +44,7 @@ START_TEST(test_big_flat)
 		      PERFRING_SAMPLE_ID | PERFRING_SAMPLE_PERIOD, i, sum = 0, n = 0;
 	uint32_t asz = 128;
 	struct perfring_perfdata *pd;
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag d;
 	char path[4096];
 	long before, after;
@@ -112,7 +112,7 @@ START_TEST(test_big_pipe)
 	uint64_t st = PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
 		      PERFRING_SAMPLE_ID | PERFRING_SAMPLE_PERIOD, n = 0, sum = 0;
 	struct perfring_perfdata *pd;
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag d;
 	long before, after;
 	int p[2], r, status;

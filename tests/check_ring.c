@@ -181,7 +181,7 @@ static int trec_write(struct perfring_ring *r, unsigned writer, uint64_t seq, si
 /* Free space a writer can count on (the reader only ever adds to it). */
 static uint64_t ring_free_space(struct perfring_ring *r)
 {
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 
 	perfring_ring_stats(r, &st);
 	return perfring_ring_data_size(r) - 8 - (st.head - st.tail);
@@ -218,12 +218,12 @@ static struct perfring_ring *mk_ring(enum perfring_ring_backing b, const char *p
 					   PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_TID |
 					   PERFRING_SAMPLE_TIME,
 					   PERFRING_ATTR_SAMPLE_ID_ALL);
-	struct perfring_event_desc ev = { &a, ids, 2, "test" };
+	PERFRING_EVENT_DESC(ev, .attr = &a, .ids = ids, .nr_ids = 2, .name = "test");
 	PERFRING_RING_OPTS(o, .backing = b, .path = path, .data_size = data_size,
 			   .flags = flags | (b == PERFRING_RING_FILE ? PERFRING_RING_TRUNCATE : 0),
 			   .events = &ev, .nr_events = 1);
 	struct perfring_ring *r = NULL;
-	int err = perfring_ring_create(&o, &r);
+	int err = perfring_ring_create(&o, NULL, &r);
 
 	ck_assert_msg(err == 0, "create: %s", strerror(-err));
 	return r;
@@ -316,7 +316,7 @@ END_TEST
 
 static void check_events(struct perfring_ring *r, int32_t clockid)
 {
-	struct perfring_event_desc e;
+	PERFRING_EVENT_DESC(e);
 
 	ck_assert_uint_eq(perfring_ring_nr_events(r), 2);
 	ck_assert_int_eq(perfring_ring_clockid(r), clockid);
@@ -348,7 +348,10 @@ static struct perfring_ring *mk_two_event_ring(enum perfring_ring_backing b, con
 					    PERFRING_SAMPLE_ID | PERFRING_SAMPLE_TIME, 0);
 	struct perfring_attr a1 = test_attr(PERFRING_ATTR_SIZE_VER8, PERFRING_SAMPLE_IP,
 					    PERFRING_ATTR_SAMPLE_ID_ALL);
-	struct perfring_event_desc ev[2] = { { &a0, ids0, 3, "first" }, { &a1, ids1, 1, NULL } };
+	struct perfring_event_desc ev[2] = {
+		{ .sz = sizeof(ev[0]), .attr = &a0, .ids = ids0, .nr_ids = 3, .name = "first" },
+		{ .sz = sizeof(ev[1]), .attr = &a1, .ids = ids1, .nr_ids = 1 },
+	};
 	struct perfring_ring *r;
 
 	a0.config = 11;
@@ -360,7 +363,7 @@ static struct perfring_ring *mk_two_event_ring(enum perfring_ring_backing b, con
 		PERFRING_RING_OPTS(o, .backing = b, .path = path, .data_size = 4 * 4096,
 				   .flags = PERFRING_RING_CLOCKID | PERFRING_RING_TRUNCATE,
 				   .clockid = CLOCK_REALTIME, .events = ev, .nr_events = 2);
-		ck_assert_int_eq(perfring_ring_create(&o, &r), 0);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), 0);
 	}
 	return r;
 }
@@ -371,7 +374,7 @@ START_TEST(test_layout_reopen_file)
 	struct perfring_ring *r, *r2;
 	struct perfring_reader *rd;
 	struct perfring_record rec;
-	struct perfring_event_desc e;
+	PERFRING_EVENT_DESC(e);
 	char path[512];
 	unsigned wr;
 	uint64_t seq, i;
@@ -417,10 +420,10 @@ START_TEST(test_layout_reopen_file)
 	/* Existing file without TRUNCATE. */
 	{
 		struct perfring_attr a = test_attr(64, 0, 0);
-		struct perfring_event_desc ev = { &a, NULL, 0, NULL };
+		PERFRING_EVENT_DESC(ev, .attr = &a, .ids = NULL, .nr_ids = 0, .name = NULL);
 		PERFRING_RING_OPTS(o, .backing = PERFRING_RING_FILE, .path = path,
 				   .events = &ev, .nr_events = 1);
-		ck_assert_int_eq(perfring_ring_create(&o, &r), -EEXIST);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), -EEXIST);
 	}
 	unlink(path);
 }
@@ -467,7 +470,8 @@ END_TEST
 START_TEST(test_layout_bad_opts)
 {
 	struct perfring_attr a = test_attr(64, 0, 0), bad = test_attr(60, 0, 0);
-	struct perfring_event_desc ev = { &a, NULL, 0, NULL }, evbad = { &bad, NULL, 0, NULL };
+	PERFRING_EVENT_DESC(ev, .attr = &a);
+	PERFRING_EVENT_DESC(evbad, .attr = &bad);
 	struct perfring_ring *r = (void *)1;
 	struct {
 		struct perfring_ring_opts o;
@@ -476,38 +480,38 @@ START_TEST(test_layout_bad_opts)
 
 	{
 		PERFRING_RING_OPTS(o, .data_size = 3 * 4096, .events = &ev, .nr_events = 1);
-		ck_assert_int_eq(perfring_ring_create(&o, &r), -EINVAL);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), -EINVAL);
 		ck_assert_ptr_null(r);
 	}
 	{
 		PERFRING_RING_OPTS(o, .data_size = 1024, .events = &ev, .nr_events = 1);
-		ck_assert_int_eq(perfring_ring_create(&o, &r), -EINVAL);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), -EINVAL);
 	}
 	{
 		PERFRING_RING_OPTS(o, .events = &evbad, .nr_events = 1);
-		ck_assert_int_eq(perfring_ring_create(&o, &r), -EINVAL);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), -EINVAL);
 		bad.size = 144;
-		ck_assert_int_eq(perfring_ring_create(&o, &r), -EINVAL);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), -EINVAL);
 	}
 	{
 		PERFRING_RING_OPTS(o, .backing = PERFRING_RING_FILE, .path = NULL);
-		ck_assert_int_eq(perfring_ring_create(&o, &r), -EINVAL);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), -EINVAL);
 	}
 	{
 		PERFRING_RING_OPTS(o, .flags = 0x100);
-		ck_assert_int_eq(perfring_ring_create(&o, &r), -EINVAL);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), -EINVAL);
 	}
 	{
 		PERFRING_RING_OPTS(o, .events = &ev, .nr_events = 1);
 		o.sz = 8;
-		ck_assert_int_eq(perfring_ring_create(&o, &r), -EINVAL);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), -EINVAL);
 	}
 	memset(&big, 0, sizeof(big));
 	big.o.sz = sizeof(big);
 	big.extra = 1;
-	ck_assert_int_eq(perfring_ring_create(&big.o, &r), -EINVAL);
+	ck_assert_int_eq(perfring_ring_create(&big.o, NULL, &r), -EINVAL);
 	big.extra = 0;
-	ck_assert_int_eq(perfring_ring_create(&big.o, &r), 0);
+	ck_assert_int_eq(perfring_ring_create(&big.o, NULL, &r), 0);
 	/* No events: still a working ring; 64 pages by default. */
 	ck_assert_uint_eq(perfring_ring_data_size(r), 64ull * perfring_ring_page_size(r));
 	ck_assert_uint_eq(perfring_ring_nr_events(r), 0);
@@ -612,21 +616,21 @@ START_TEST(test_lost_record)
 					   PERFRING_SAMPLE_ID | PERFRING_SAMPLE_CPU |
 					   PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP,
 					   PERFRING_ATTR_SAMPLE_ID_ALL);
-	struct perfring_event_desc ev = { &a, ids, 2, "ev" };
+	PERFRING_EVENT_DESC(ev, .attr = &a, .ids = ids, .nr_ids = 2, .name = "ev");
 	PERFRING_RING_OPTS(o, .data_size = 4096, .events = &ev, .nr_events = 1);
 	struct perfring_sample_id sid = { .pid = 1, .tid = 2, .time = 5, .id = 42, .cpu = 3,
 					  .identifier = 42 };
 	struct perfring_ring *r;
 	struct perfring_reader *rd;
 	struct perfring_record rec;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	struct perfring_reader_stats rs;
 	struct perfring_wr w;
 	uint64_t t0, t1, i, v;
 	unsigned wr;
 	const unsigned char *p;
 
-	ck_assert_int_eq(perfring_ring_create(&o, &r), 0);
+	ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), 0);
 	perfring_ring_set_lost_sample_id(r, &sid);
 	for (i = 0; i < 63; i++)
 		ck_assert_int_eq(trec_write(r, 0, i, 64), 0);
@@ -726,7 +730,7 @@ START_TEST(test_lost_no_events)
 	struct perfring_record rec;
 	uint64_t v;
 
-	ck_assert_int_eq(perfring_ring_create(&o, &r), 0);
+	ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), 0);
 	while (trec_write(r, 0, 0, 1024) == 0)
 		;
 	ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
@@ -787,7 +791,7 @@ START_TEST(test_abort_rollback_and_pad)
 	struct perfring_reader *rd;
 	struct perfring_record rec;
 	struct perfring_reader_stats rs;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	struct perfring_wr w1, w2;
 	unsigned char buf[64];
 	unsigned wr;
@@ -948,7 +952,7 @@ static void run_hammer(struct hammer *h)
 START_TEST(test_hammer_no_loss)
 {
 	struct hammer h;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 
 	memset(&h, 0, sizeof(h));
 	h.r = mk_ring(PERFRING_RING_ANON, NULL, 1 << 20, 0);
@@ -970,7 +974,7 @@ END_TEST
 START_TEST(test_hammer_slow_reader)
 {
 	struct hammer h;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 
 	memset(&h, 0, sizeof(h));
 	h.r = mk_ring(PERFRING_RING_ANON, NULL, 64 * 1024, 0);
@@ -1072,7 +1076,7 @@ START_TEST(test_nesting_sigalrm)
 	struct sigaction sa;
 	struct perfring_reader *rd;
 	struct perfring_reader_stats rs;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	struct nest_check c;
 	uint64_t iters = scaled(300000, 3000), i, main_seq = 0, aborts = 0, exp_pads = 0;
 	uint64_t nested = 0, main_enospc = 0, placement_bad = 0, publish_bad = 0;
@@ -1344,7 +1348,7 @@ START_TEST(test_cross_crash_inflight)
 	char path[512];
 	struct perfring_ring *r, *rw;
 	struct perfring_reader *rd;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	struct perfring_diag d;
 	uint64_t seq = 0;
 	int nested;
@@ -1573,7 +1577,7 @@ START_TEST(test_hostile_descriptor)
 	static const uint64_t ids[] = { 1, 2 };
 	char path[512];
 	struct perfring_attr a = test_attr(PERFRING_ATTR_SIZE_VER5, PERFRING_SAMPLE_IP, 0);
-	struct perfring_event_desc ev = { &a, ids, 2, "cycles" };
+	PERFRING_EVENT_DESC(ev, .attr = &a, .ids = ids, .nr_ids = 2, .name = "cycles");
 	uint32_t ps = (uint32_t)sysconf(_SC_PAGESIZE);
 	uint64_t hdr_off = ps, data_off = 2ull * ps;
 	const struct desc_case cases[] = {
@@ -1616,7 +1620,7 @@ START_TEST(test_hostile_descriptor)
 		struct perfring_diag d;
 		int fd, err;
 
-		ck_assert_int_eq(perfring_ring_create(&o, &r), 0);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), 0);
 		ck_assert_uint_eq(perfring_ring_data_file_offset(r), data_off);
 		perfring_ring_close(r);
 		fd = open(path, O_RDWR);
@@ -1691,7 +1695,7 @@ START_TEST(test_hostile_descriptor_fuzz)
 
 			opened++;
 			for (i = 0; i < perfring_ring_nr_events(r); i++) {
-				struct perfring_event_desc e;
+				PERFRING_EVENT_DESC(e);
 
 				ck_assert_int_eq(perfring_ring_event(r, i, &e), 0);
 				ck_assert(e.attr->size >= 64 && e.attr->size <= 136);
@@ -1748,7 +1752,7 @@ START_TEST(test_overwrite_newest)
 {
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 16384, PERFRING_RING_OVERWRITE);
 	struct perfring_reader *rd;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	struct perfring_reader_stats rs;
 	struct perfring_wr w;
 	uint64_t i, first = 0, last = 0, bytes, n, total = 0;
@@ -1948,7 +1952,7 @@ START_TEST(test_overwrite_nesting)
 	struct itimerval it = { { 0, 30 }, { 0, 30 } }, off = { { 0, 0 }, { 0, 0 } };
 	struct sigaction sa;
 	struct perfring_reader *rd;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	struct ow_nest_check c;
 	uint64_t iters = scaled(200000, 2000), i, main_seq = 0, nested = 0, bad_place = 0;
 	unsigned char buf[512];
@@ -2170,7 +2174,7 @@ START_TEST(test_memory_flat_read)
 {
 	char path[] = "/tmp/check_ring_mem.XXXXXX";
 	struct perfring_attr attr = { .size = PERFRING_ATTR_SIZE_VER7 };
-	struct perfring_event_desc ev = { .attr = &attr };
+	PERFRING_EVENT_DESC(ev, .attr = &attr);
 	struct perfring_ring *w, *r;
 	struct perfring_reader *rd;
 	struct perfring_record rec;
@@ -2186,7 +2190,7 @@ START_TEST(test_memory_flat_read)
 		PERFRING_RING_OPTS(o, .backing = PERFRING_RING_FILE, .path = path,
 				   .data_size = data_size, .flags = PERFRING_RING_TRUNCATE,
 				   .events = &ev, .nr_events = 1);
-		ck_assert_int_eq(perfring_ring_create(&o, &w), 0);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &w), 0);
 	}
 	memcpy(buf, &h, sizeof(h));
 	want = (data_size - 8) / sizeof(buf);
@@ -2249,7 +2253,7 @@ START_TEST(test_memory_writer_keeps_pages)
 {
 	static const enum perfring_ring_backing bk[] = { PERFRING_RING_ANON, PERFRING_RING_MEMFD };
 	struct perfring_attr attr = { .size = PERFRING_ATTR_SIZE_VER7 };
-	struct perfring_event_desc ev = { .attr = &attr };
+	PERFRING_EVENT_DESC(ev, .attr = &attr);
 	uint64_t data_size = 4u << 20, laps = 12, n = 0, got = 0;
 	struct perfring_ring *r;
 	struct perfring_reader *rd;
@@ -2259,7 +2263,7 @@ START_TEST(test_memory_writer_keeps_pages)
 	{
 		PERFRING_RING_OPTS(o, .backing = bk[_i], .data_size = data_size,
 				   .events = &ev, .nr_events = 1);
-		ck_assert_int_eq(perfring_ring_create(&o, &r), 0);
+		ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), 0);
 	}
 	ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
 	/* the first lap touches every page once (faults expected) */
@@ -2292,12 +2296,12 @@ static int create_file_ring(const char *path, uint32_t flags, uint32_t mode,
 	struct perfring_attr a = test_attr(PERFRING_ATTR_SIZE_VER5,
 					   PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_TID,
 					   PERFRING_ATTR_SAMPLE_ID_ALL);
-	struct perfring_event_desc ev = { &a, ids, 1, "test" };
+	PERFRING_EVENT_DESC(ev, .attr = &a, .ids = ids, .nr_ids = 1, .name = "test");
 	PERFRING_RING_OPTS(o, .backing = PERFRING_RING_FILE, .path = path, .data_size = 4096,
 			   .flags = flags, .file_mode = mode, .events = &ev, .nr_events = 1);
 
 	*r = NULL;
-	return perfring_ring_create(&o, r);
+	return perfring_ring_create(&o, NULL, r);
 }
 
 static unsigned file_mode_of(const char *path)

@@ -227,8 +227,8 @@ START_TEST(test_file_layout)
 	a0.clockid = CLOCK_MONOTONIC;	/* offset 92: attr VER3, 96 bytes */
 	a1 = a0;
 	a1.config = 1;
-	ck_assert_int_eq(perfring_writer_add_event(w, &a0, ids0, 2, "ev-zero", NULL), 0);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a1, NULL, 0, NULL, NULL), 1);
+	ck_assert_int_eq(tw_add_event(w, &a0, ids0, 2, "ev-zero", NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a1, NULL, 0, NULL, NULL), 1);
 	ck_assert_uint_eq(perfring_writer_event_id(w, 1), 12);
 	ck_assert_uint_eq(perfring_writer_event_id(w, 0), 10);
 
@@ -456,7 +456,7 @@ START_TEST(test_pipe_layout)
 			     .kallsyms_path = fake_kallsyms());
 	w = open_ok(&o);
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 	rn += tw_comm(&a, rec + rn, 0, 1, 1, "x", 5, 0);
 	rn += tw_sample(&a, rec + rn, 0x1000, 1, 1, 6, 0, 0, 0);
 	write_ok(w, 0, rec, tw_comm(&a, rec, 0, 1, 1, "x", 5, 0));
@@ -479,7 +479,7 @@ START_TEST(test_pipe_layout)
 		PERFRING_WRITER_OPTS(o2, .fd = pfd[1], .hostname = "pipehost",
 				     .kmap = PERFRING_WRITER_KMAP_EXCLUDE);
 		w = open_ok(&o2);
-		ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+		ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 		rn = tw_sample(&a, rec, 0x1000, 1, 1, 6, 0, 0, 0);
 		write_ok(w, 0, rec, rn);
 		ck_assert_int_eq(perfring_writer_get_stats(w, &st), 0);
@@ -512,7 +512,7 @@ static uint32_t written_attr_size(struct perfring_attr *a, int pipe_mode)
 	PERFRING_WRITER_OPTS(o, .path = out, .pipe_mode = pipe_mode,
 			     .kmap = PERFRING_WRITER_KMAP_NONE);
 	w = open_ok(&o);
-	ck_assert_int_eq(perfring_writer_add_event(w, a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, a, NULL, 0, NULL, NULL), 0);
 	close_ok(w);
 	f = slurp(out, &len);
 	if (pipe_mode) {
@@ -573,8 +573,8 @@ START_TEST(test_event_validation)
 	w = open_ok(&o);
 	/* two events without ID/IDENTIFIER */
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, &d), -EINVAL);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, &d), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(perfring_diag_format(&d, m, sizeof(m)), "IDENTIFIER"));
 	perfring_writer_abort(w);
 
@@ -582,31 +582,31 @@ START_TEST(test_event_validation)
 	w = open_ok(&o);
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_ID);
 	base_attr(&b, 1, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_ID);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
-	ck_assert_int_eq(perfring_writer_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(d.msg, "position"));
 	/* sample_id_all and read_format must match */
 	b = a;
 	b.flags &= ~PERFRING_ATTR_SAMPLE_ID_ALL;
-	ck_assert_int_eq(perfring_writer_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
+	ck_assert_int_eq(tw_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(d.msg, "sample_id_all"));
 	b = a;
 	b.read_format = PERFRING_FORMAT_ID;
-	ck_assert_int_eq(perfring_writer_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
+	ck_assert_int_eq(tw_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(d.msg, "read_format"));
 	/* ids: unique, non-zero */
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, &ids[1], 1, NULL, NULL), 1);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, ids, 2, NULL, &d), -EEXIST);
+	ck_assert_int_eq(tw_add_event(w, &a, &ids[1], 1, NULL, NULL), 1);
+	ck_assert_int_eq(tw_add_event(w, &a, ids, 2, NULL, &d), -EEXIST);
 	{
 		const uint64_t zero = 0, dup[] = { 9, 9 };
 
-		ck_assert_int_eq(perfring_writer_add_event(w, &a, &zero, 1, NULL, &d), -EINVAL);
-		ck_assert_int_eq(perfring_writer_add_event(w, &a, dup, 2, NULL, &d), -EEXIST);
+		ck_assert_int_eq(tw_add_event(w, &a, &zero, 1, NULL, &d), -EINVAL);
+		ck_assert_int_eq(tw_add_event(w, &a, dup, 2, NULL, &d), -EEXIST);
 	}
 	/* attr.size below VER0 */
 	b = a;
 	b.size = 32;
-	ck_assert_int_eq(perfring_writer_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
+	ck_assert_int_eq(tw_add_event(w, &b, NULL, 0, NULL, &d), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(d.msg, "attr.size"));
 	/* a record whose id matches no event: refused, the writer goes on */
 	n = tw_sample(&a, rec, 0x10, 1, 1, 0, 77, 0, 0);
@@ -624,7 +624,7 @@ START_TEST(test_event_validation)
 	ck_assert_ptr_nonnull(strstr(d.msg, "too short"));
 	ck_assert_int_eq(perfring_writer_write(w, 3, rec, n, &d), -EINVAL);
 	/* events only before the first record */
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, &d), -EBUSY);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, &d), -EBUSY);
 	close_ok(w);
 	ck_assert_int_eq(access(out, F_OK), 0);
 	unlink(out);
@@ -692,7 +692,7 @@ START_TEST(test_unknown_types)
 				     .kmap = PERFRING_WRITER_KMAP_EXCLUDE);
 		w = open_ok(&o);
 		base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID);
-		ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+		ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 		for (i = 0; i < sizeof(unk) / sizeof(unk[0]); i++)
 			write_ok(w, 0, rec, tw_raw(rec, unk[i], 16));
 		/* writer-managed types: dropped, counted apart */
@@ -809,7 +809,7 @@ START_TEST(test_merge_in_order)
 			     .kmap = PERFRING_WRITER_KMAP_NONE);
 	w = open_ok(&opt);
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 	for (s = 0; s < 3; s++)
 		ck_assert_int_eq(src[s] = perfring_writer_add_source(w), s);
 	/*
@@ -886,7 +886,7 @@ START_TEST(test_merge_many_sources)
 			     .kmap = PERFRING_WRITER_KMAP_NONE);
 	w = open_ok(&opt);
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 	for (s = 0; s < NS; s++) {
 		src[s] = perfring_writer_add_source(w);
 		ck_assert_int_eq(src[s], s);
@@ -947,7 +947,7 @@ START_TEST(test_merge_forced_flush)
 			     .round_bytes = 4096, .kmap = PERFRING_WRITER_KMAP_NONE);
 	w = open_ok(&opt);
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 	s0 = perfring_writer_add_source(w);
 	s1 = perfring_writer_add_source(w);
 	for (j = 0; j < 20000; j++)
@@ -1012,7 +1012,7 @@ START_TEST(test_streaming_memory)
 			     .kmap = PERFRING_WRITER_KMAP_NONE);
 	w = open_ok(&opt);
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 	s0 = perfring_writer_add_source(w);
 	s1 = perfring_writer_add_source(w);
 	s2 = perfring_writer_add_source(w);	/* never fed, never ended */
@@ -1049,7 +1049,7 @@ static int write_many(struct perfring_writer *w, size_t nbytes,
 	int r;
 
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	r = perfring_writer_add_event(w, &a, NULL, 0, NULL, d);
+	r = tw_add_event(w, &a, NULL, 0, NULL, d);
 	while (r >= 0 && done < nbytes) {
 		size_t n = tw_sample(&a, rec, done, 1, 1, 1000 + done, 0, 0, 0);
 
@@ -1188,7 +1188,7 @@ START_TEST(test_file_on_fd)
 				     .argv = (const char *const[]){ "p" },
 				     .kmap = PERFRING_WRITER_KMAP_NONE);
 		w = open_ok(&o);
-		ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+		ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 		write_ok(w, 0, rec, tw_sample(&a, rec, 0x10, 1, 1, 5, 0, 0, 0));
 		close_ok(w);
 	}
@@ -1199,7 +1199,7 @@ START_TEST(test_file_on_fd)
 				     .argv = (const char *const[]){ "p" },
 				     .kmap = PERFRING_WRITER_KMAP_NONE);
 		w = open_ok(&o);
-		ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+		ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 		write_ok(w, 0, rec, tw_sample(&a, rec, 0x10, 1, 1, 5, 0, 0, 0));
 		close_ok(w);
 	}
@@ -1240,11 +1240,12 @@ START_TEST(test_roundtrip_reader)
 	for (pipe_mode = 0; pipe_mode < 2; pipe_mode++) {
 		struct perfring_writer *w;
 		struct perfring_perfdata *pd;
-		struct perfring_perfdata_record r;
+		struct perfring_perfdata_record r = { .sz = sizeof(r) };
 		struct perfring_diag d;
 		const struct perfring_attr *ra;
 		const uint64_t *rids;
-		size_t nids, got = 0;
+		size_t got = 0;
+		uint32_t nids;
 		const char *name;
 		int k, rc;
 
@@ -1255,8 +1256,8 @@ START_TEST(test_roundtrip_reader)
 					     .kallsyms_path = fake_kallsyms());
 			w = open_ok(&o);
 		}
-		ck_assert_int_eq(perfring_writer_add_event(w, &a0, ids0, 3, "first", NULL), 0);
-		ck_assert_int_eq(perfring_writer_add_event(w, &a1, NULL, 0, "second", NULL), 1);
+		ck_assert_int_eq(tw_add_event(w, &a0, ids0, 3, "first", NULL), 0);
+		ck_assert_int_eq(tw_add_event(w, &a1, NULL, 0, "second", NULL), 1);
 		ck_assert_uint_eq(perfring_writer_event_id(w, 1), 103);
 		ck_assert_int_eq(perfring_writer_add_source(w), 0);
 		ck_assert_int_eq(perfring_writer_add_source(w), 1);
@@ -1331,7 +1332,7 @@ START_TEST(test_build_ids)
 			     .kmap = PERFRING_WRITER_KMAP_NONE);
 	w = open_ok(&o);
 	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
 	/* this test binary: its id is read from the ELF file at close */
 	write_ok(w, 0, rec, tw_mmap2(&a, rec, 1, 1, 0x400000, 0x1000, 0, self, 1, 0));
 	write_ok(w, 0, rec, tw_mmap2(&a, rec, 1, 1, 0x500000, 0x1000, 0, self, 2, 0));
@@ -1415,8 +1416,8 @@ START_TEST(test_random_records)
 		  PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
 	a1 = a0;
 	a1.config = 1;
-	ck_assert_int_eq(perfring_writer_add_event(w, &a0, NULL, 0, NULL, NULL), 0);
-	ck_assert_int_eq(perfring_writer_add_event(w, &a1, NULL, 0, NULL, NULL), 1);
+	ck_assert_int_eq(tw_add_event(w, &a0, NULL, 0, NULL, NULL), 0);
+	ck_assert_int_eq(tw_add_event(w, &a1, NULL, 0, NULL, NULL), 1);
 	s0 = perfring_writer_add_source(w);
 	s1 = perfring_writer_add_source(w);
 	for (i = 0; i < 10000; i++) {
@@ -1515,7 +1516,7 @@ START_TEST(test_compressed_roundtrip)
 		struct perfring_writer *w;
 		struct perfring_writer_stats st = { .sz = sizeof(st) };
 		struct perfring_perfdata *pd;
-		struct perfring_perfdata_record r;
+		struct perfring_perfdata_record r = { .sz = sizeof(r) };
 		struct perfring_diag d;
 		size_t got = 0, nz = 0, k;
 		uint64_t z_rec_bytes = 0;
@@ -1529,7 +1530,7 @@ START_TEST(test_compressed_roundtrip)
 					     .kmap = PERFRING_WRITER_KMAP_NONE);
 			w = open_ok(&o);
 		}
-		ck_assert_int_eq(perfring_writer_add_event(w, &a, NULL, 0, "raw", NULL), 0);
+		ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, "raw", NULL), 0);
 		for (i = 0; i < 2000; i++)
 			write_ok(w, 0, recs[i], rn[i]);
 		for (i = 0; i < 4; i++)
@@ -1569,7 +1570,7 @@ START_TEST(test_compressed_roundtrip)
 		ck_assert_uint_eq(got, 2004);
 		ck_assert_uint_eq(nz, st.compressed);
 		for (k = 0; k < perfring_perfdata_nr_features(pd); k++) {
-			struct perfring_perfdata_feature ft;
+			struct perfring_perfdata_feature ft = { .sz = sizeof(ft) };
 			const unsigned char *q;
 
 			ck_assert_int_eq(perfring_perfdata_feature(pd, k, &ft, &d), 0);
@@ -1745,7 +1746,7 @@ START_TEST(test_tracing_data)
 		struct perfring_writer *w;
 		struct perfring_writer_stats st = { .sz = sizeof(st) };
 		struct perfring_perfdata *pd;
-		struct perfring_perfdata_record r;
+		struct perfring_perfdata_record r = { .sz = sizeof(r) };
 		struct perfring_diag d;
 		unsigned char *f;
 		int found = 0, rc;
@@ -1762,7 +1763,7 @@ START_TEST(test_tracing_data)
 			w = open_ok(&o);
 		}
 		for (i = 0; i < 4; i++)
-			ck_assert_int_eq(perfring_writer_add_event(w, &a[i], NULL, 0, names[i],
+			ck_assert_int_eq(tw_add_event(w, &a[i], NULL, 0, names[i],
 								   NULL), i);
 		{
 			unsigned char rec[128];
@@ -1798,7 +1799,7 @@ START_TEST(test_tracing_data)
 		}
 		ck_assert_msg(rc == 0, "reader: %s", perfring_diag_format(&d, m, sizeof(m)));
 		for (k = 0; k < perfring_perfdata_nr_features(pd); k++) {
-			struct perfring_perfdata_feature ft;
+			struct perfring_perfdata_feature ft = { .sz = sizeof(ft) };
 
 			ck_assert_int_eq(perfring_perfdata_feature(pd, k, &ft, &d), 0);
 			if (ft.id != PERFRING_FEAT_TRACING_DATA)

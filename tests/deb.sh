@@ -1,6 +1,6 @@
 #!/bin/sh
 # The Debian packages: dpkg-buildpackage -us -uc -b on a clean copy of the
-# tree builds libperfring0, libperfring-dev and perfring-tools; they are
+# tree builds libperfring2, libperfring-dev and perfring-tools; they are
 # extracted (dpkg-deb -x, never installed on this machine) and used from
 # there: the tools run and find the packaged plugins, a program builds
 # against the -dev package with pkg-config, and a recording made with the
@@ -25,20 +25,20 @@ version=$(cd "$tmp/src" && dpkg-parsechangelog -S Version) || die "no debian/cha
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 root=$tmp/root
-for p in libperfring0 libperfring-dev perfring-tools; do
+for p in libperfring2 libperfring-dev perfring-tools; do
 	deb=$tmp/${p}_${version}_$arch.deb
 	[ -f "$deb" ] || die "$p was not built ($(ls "$tmp"/*.deb 2>/dev/null))"
 	dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x $deb"
 	echo "$p: $(dpkg-deb -f "$deb" Depends)"
 done
-dpkg-deb -f "$tmp/perfring-tools_${version}_$arch.deb" Depends | grep -q "libperfring0 (= $version)" ||
-	die "perfring-tools does not depend on libperfring0 (= $version)"
-dpkg-deb -f "$tmp/libperfring-dev_${version}_$arch.deb" Depends | grep -q "libperfring0 (= $version)" ||
-	die "libperfring-dev does not depend on libperfring0 (= $version)"
+dpkg-deb -f "$tmp/perfring-tools_${version}_$arch.deb" Depends | grep -q "libperfring2 (= $version)" ||
+	die "perfring-tools does not depend on libperfring2 (= $version)"
+dpkg-deb -f "$tmp/libperfring-dev_${version}_$arch.deb" Depends | grep -q "libperfring2 (= $version)" ||
+	die "libperfring-dev does not depend on libperfring2 (= $version)"
 
 libdir=/usr/lib/$ma
 plugins=$libdir/perfring/plugins
-for f in $libdir/libperfring.so.0 $libdir/libperfring.so $libdir/pkgconfig/perfring.pc \
+for f in $libdir/libperfring.so.2 $libdir/libperfring.so $libdir/pkgconfig/perfring.pc \
 	/usr/include/perfring/perfring.h /usr/include/perfring/plugin.h /usr/include/perfring/version.h \
 	/usr/bin/perfring-record /usr/bin/perfring-dump /usr/bin/perfring-replay \
 	/usr/share/man/man1/perfring-record.1.gz /usr/share/man/man1/perfring-dump.1.gz \
@@ -47,6 +47,9 @@ for f in $libdir/libperfring.so.0 $libdir/libperfring.so $libdir/pkgconfig/perfr
 	[ -e "$root$f" ] || die "not in the packages: $f"
 done
 [ -z "$(find "$root" -name '*.la')" ] || die "libtool archives packaged"
+# The library package is named after the soname it ships (Debian policy 8.1).
+soname=$(objdump -p "$root$libdir/libperfring.so.2" | awk '$1 == "SONAME" { print $2 }')
+[ "$soname" = libperfring.so.2 ] || die "packaged soname is '$soname', the package is libperfring2"
 
 # The packaged tools, run from the extracted tree.
 export LD_LIBRARY_PATH="$root$libdir" PERFRING_PLUGIN_PATH="$root$plugins" PERFRING_PLUGIN_SYSTEM_PATH=
@@ -84,4 +87,4 @@ else
 	grep -qi 'paranoid\|permission\|not supported' "$tmp/rec.out" || die "perfring-record failed"
 	echo "deb.sh: perf_event_open refused here: the packaged perfring-record not exercised"
 fi
-echo "deb.sh: libperfring0, libperfring-dev, perfring-tools $version built, extracted and used"
+echo "deb.sh: libperfring2, libperfring-dev, perfring-tools $version built, extracted and used"

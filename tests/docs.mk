@@ -16,7 +16,7 @@ EXTRA_DIST += $(DOCS_SH_TESTS) tests/deb.sh tests/lib-install.sh \
 	examples/sigprof-sampler/GNUmakefile examples/sigprof-sampler/sigprof-sampler.c \
 	examples/emulator/GNUmakefile \
 	debian/changelog debian/control debian/copyright debian/rules \
-	debian/source/format debian/libperfring0.install debian/libperfring-dev.install \
+	debian/source/format debian/libperfring2.install debian/libperfring-dev.install \
 	debian/perfring-tools.install
 # man-pages.sh reads the generated pages.
 check_SCRIPTS += $(man_MANS)

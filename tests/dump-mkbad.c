@@ -200,13 +200,12 @@ int main(int argc, char **argv)
 	}
 	good = !strcmp(argv[1], "good");
 	if (!strcmp(argv[1], "ring")) {
-		struct perfring_event_desc ev = { .attr = &attr, .ids = &ID, .nr_ids = 1,
-						  .name = "guest-clock" };
+		PERFRING_EVENT_DESC(ev, .attr = &attr, .ids = &ID, .nr_ids = 1, .name = "guest-clock");
 		PERFRING_RING_OPTS(o, .backing = PERFRING_RING_FILE, .path = argv[2],
 				   .data_size = 65536, .events = &ev, .nr_events = 1,
 				   .flags = PERFRING_RING_TRUNCATE);
 
-		if (perfring_ring_create(&o, &ring) < 0) {
+		if (perfring_ring_create(&o, NULL, &ring) < 0) {
 			fprintf(stderr, "dump-mkbad: cannot create %s\n", argv[2]);
 			return 1;
 		}

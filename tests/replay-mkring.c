@@ -53,7 +53,7 @@ static int put(struct perfring_ring *r, uint64_t t, struct rec_pos *where)
 int main(int argc, char **argv)
 {
 	uint64_t id = 1;
-	struct perfring_event_desc ev = { .attr = &attr, .ids = &id, .nr_ids = 1 };
+	PERFRING_EVENT_DESC(ev, .attr = &attr, .ids = &id, .nr_ids = 1);
 	struct rec_pos pos[200];
 	struct perfring_ring *r;
 	int overwrite, n = 0, first = 0;
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 				   .data_size = 4096, .events = &ev, .nr_events = 1,
 				   .flags = PERFRING_RING_TRUNCATE |
 					    (overwrite ? PERFRING_RING_OVERWRITE : 0));
-		if (perfring_ring_create(&o, &r) < 0) {
+		if (perfring_ring_create(&o, NULL, &r) < 0) {
 			fprintf(stderr, "replay-mkring: cannot create %s\n", argv[2]);
 			return 1;
 		}

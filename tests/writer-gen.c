@@ -154,12 +154,12 @@ int main(int argc, char **argv)
 		a.flags |= PERFRING_ATTR_USE_CLOCKID;
 		a.clockid = clockid;
 	}
-	r = perfring_writer_add_event(w, &a, NULL, 0, name, &d);
+	r = tw_add_event(w, &a, NULL, 0, name, &d);
 	if (r >= 0 && nev == 2) {
 		struct perfring_attr a2 = a;
 
 		a2.config = 1;	/* task-clock */
-		r = perfring_writer_add_event(w, &a2, NULL, 0, NULL, &d);
+		r = tw_add_event(w, &a2, NULL, 0, NULL, &d);
 	}
 	if (r < 0) {
 		fprintf(stderr, "writer-gen: %s\n", perfring_diag_format(&d, msg, sizeof(msg)));

@@ -16,6 +16,16 @@
 
 #define TW_ST_BITS(st, b) (((st) & (b)) != 0)
 
+/* perfring_writer_add_event with the description built from its parts. */
+static inline int tw_add_event(struct perfring_writer *w, const struct perfring_attr *attr,
+			       const uint64_t *ids, uint32_t nr_ids, const char *name,
+			       struct perfring_diag *diag)
+{
+	PERFRING_EVENT_DESC(ev, .attr = attr, .ids = ids, .nr_ids = nr_ids, .name = name);
+
+	return perfring_writer_add_event(w, &ev, diag);
+}
+
 struct tw_ids {
 	uint32_t pid, tid;	/* trailer task */
 	uint64_t time;

@@ -195,8 +195,8 @@ struct load {
 static void bake_dump(struct jit_bake *b, struct proc *p, struct perfring_jit_elf **elf)
 {
 	struct perfring_jitdump *r;
-	struct perfring_jit_record rec;
-	struct perfring_jitdump_stats js;
+	struct perfring_jit_record rec = { .sz = sizeof(rec) };
+	struct perfring_jitdump_stats js = { .sz = sizeof(js) };
 	struct perfring_diag diag;
 	GHashTable *loads;
 	int ret;
@@ -286,7 +286,7 @@ static const struct anon *anon_holding(const struct proc *p, uint64_t start, uin
 static void bake_map(struct jit_bake *b, struct proc *p, struct perfring_jit_elf **elf)
 {
 	struct perfring_perfmap *m;
-	struct perfring_perfmap_entry e;
+	struct perfring_perfmap_entry e = { .sz = sizeof(e) };
 	struct perfring_diag diag;
 	char *path = g_strdup_printf("%s/perf-%" PRIu32 ".map", b->map_dir, p->pid);
 	uint64_t bad;
@@ -458,7 +458,7 @@ int jit_bake_next(struct jit_bake *b, const void **rec, size_t *size)
 static int copy_batch(struct jit_bake *b, struct perfring_perfdata *pd,
 		      struct perfring_writer *w, int src, const char *in, bool *done)
 {
-	struct perfring_perfdata_record r;
+	struct perfring_perfdata_record r = { .sz = sizeof(r) };
 	struct perfring_diag diag;
 	int ret;
 
@@ -497,7 +497,7 @@ int jit_bake_file(const char *path, int argc, const char *const *argv,
 		  const char *map_dir, struct jit_bake_stats *st)
 {
 	struct perfring_perfdata *pd = NULL;
-	struct perfring_perfdata_record r;
+	struct perfring_perfdata_record r = { .sz = sizeof(r) };
 	struct perfring_writer *w = NULL;
 	struct perfring_diag diag;
 	const struct perfring_attr *ev = NULL;
@@ -514,10 +514,10 @@ int jit_bake_file(const char *path, int argc, const char *const *argv,
 	}
 	while ((ret = perfring_perfdata_next(pd, &r, &diag)) == 1)
 		jit_bake_scan(b, r.attr, r.header, r.size);
-	for (size_t i = 0; i < perfring_perfdata_nr_attrs(pd) && !ev; i++) {
+	for (uint32_t i = 0; i < perfring_perfdata_nr_attrs(pd) && !ev; i++) {
 		const struct perfring_attr *a;
 		const uint64_t *ids;
-		size_t nr;
+		uint32_t nr;
 
 		if (perfring_perfdata_attr(pd, i, &a, &ids, &nr, NULL) == 0 &&
 		    (a->flags & PERFRING_ATTR_MMAP || i + 1 == perfring_perfdata_nr_attrs(pd))) {
@@ -547,14 +547,13 @@ int jit_bake_file(const char *path, int argc, const char *const *argv,
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < perfring_perfdata_nr_attrs(pd); i++) {
-		const struct perfring_attr *a;
-		const uint64_t *ids;
-		const char *name;
-		size_t nr;
+	for (uint32_t i = 0; i < perfring_perfdata_nr_attrs(pd); i++) {
+		PERFRING_EVENT_DESC(e);
 
-		perfring_perfdata_attr(pd, i, &a, &ids, &nr, &name);
-		if (perfring_writer_add_event(w, a, nr ? ids : NULL, (uint32_t)nr, name, &diag) < 0) {
+		perfring_perfdata_attr(pd, i, &e.attr, &e.ids, &e.nr_ids, &e.name);
+		if (!e.nr_ids)
+			e.ids = NULL;
+		if (perfring_writer_add_event(w, &e, &diag) < 0) {
 			tool_error_diag(&diag);
 			goto out;
 		}

@@ -262,7 +262,7 @@ static void refresh_events(struct dump *d)
 	if (n == d->nr_events) {
 		/* names may arrive later (pipe mode): refresh them */
 		for (size_t i = 0; i < n; i++)
-			perfring_perfdata_attr(d->pd, i, NULL, NULL, NULL, &d->names[i]);
+			perfring_perfdata_attr(d->pd, (uint32_t)i, NULL, NULL, NULL, &d->names[i]);
 		return;
 	}
 	d->attrs = g_renew(const struct perfring_attr *, d->attrs, n);
@@ -271,8 +271,11 @@ static void refresh_events(struct dump *d)
 	d->names = g_renew(const char *, d->names, n);
 	d->nr_listed_ids = 0;
 	for (size_t i = 0; i < n; i++) {
-		perfring_perfdata_attr(d->pd, i, &d->attrs[i], &d->ids[i], &d->nr_ids[i],
+		uint32_t nr = 0;
+
+		perfring_perfdata_attr(d->pd, (uint32_t)i, &d->attrs[i], &d->ids[i], &nr,
 				       &d->names[i]);
+		d->nr_ids[i] = nr;
 		d->nr_listed_ids += d->nr_ids[i];
 	}
 	d->nr_events = n;
@@ -356,7 +359,7 @@ static int input_open(struct dump *d)
 		d->nr_ids = g_new0(size_t, d->nr_events + 1);
 		d->names = g_new0(const char *, d->nr_events + 1);
 		for (size_t i = 0; i < d->nr_events; i++) {
-			struct perfring_event_desc e;
+			PERFRING_EVENT_DESC(e);
 
 			if (perfring_ring_event(d->ring, (uint32_t)i, &e) < 0)
 				continue;
@@ -436,7 +439,7 @@ static int input_next(struct dump *d, struct item *it)
 			return 0;
 		diag = *perfring_reader_diag(d->rd);
 	} else {
-		struct perfring_perfdata_record r;
+		struct perfring_perfdata_record r = { .sz = sizeof(r) };
 
 		tool_diag_reset(&diag);
 		ret = perfring_perfdata_next(d->pd, &r, &diag);
@@ -1373,7 +1376,7 @@ static void header_rest(struct dump *d)
 	nf = perfring_perfdata_nr_features(d->pd);
 	printf("features: %zu\n", nf);
 	for (size_t i = 0; i < nf; i++) {
-		struct perfring_perfdata_feature f;
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 		char *text = fmt_buf;
 		int n;
 
@@ -1429,9 +1432,9 @@ static void check_features(struct dump *d)
 	}
 
 	for (size_t i = 0; i < nf; i++) {
-		struct perfring_perfdata_feature f;
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 		struct perfring_diag diag = { 0 };
-		int ret = perfring_perfdata_feature(d->pd, i, &f, &diag);
+		int ret = perfring_perfdata_feature(d->pd, (uint32_t)i, &f, &diag);
 
 		if (ret < 0) {
 			diag_fallback(&diag, d->path, ret);
@@ -1642,7 +1645,7 @@ static int dump_one(const char *path, bool banner)
 	} else if (opt_stats && !type_filter && !opt_pid_set && !d.is_ring) {
 		/* the fast path: the reader counts as perf does; nothing here
 		 * looks at the records */
-		struct perfring_perfdata_record pr;
+		struct perfring_perfdata_record pr = { .sz = sizeof(pr) };
 		struct perfring_diag diag;
 
 		tool_diag_reset(&diag);
@@ -1682,7 +1685,7 @@ static int dump_one(const char *path, bool banner)
 			       d.lost_samples_records, d.lost_samples_records == 1 ? "" : "s",
 			       d.lost_samples);
 		if (d.is_ring) {
-			struct perfring_ring_stats rs;
+			struct perfring_ring_stats rs = { .sz = sizeof(rs) };
 
 			perfring_ring_stats(d.ring, &rs);
 			if (rs.lost_pending)

@@ -513,7 +513,7 @@ static int do_stat(const struct perfring_backend_ops *ops, struct perfring_backe
 		fprintf(stderr, "\n Performance counter stats for %s:\n\n", what);
 	g_free(what);
 	for (uint32_t i = 0; i < n; i++) {
-		struct perfring_backend_event ev = { .sz = sizeof(ev) };
+		PERFRING_EVENT_DESC(ev);
 		struct perfring_backend_count c = { .sz = sizeof(c) };
 		int is_clock;
 
@@ -561,14 +561,16 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	struct stat st;
 	struct jit_bake_stats jit = { 0 };
 
+	/* The backend's descriptions go as they are to the writer and the ring. */
 	for (uint32_t i = 0; i < nev; i++) {
-		struct perfring_backend_event ev = { .sz = sizeof(ev) };
-
-		ops->event(b, i, &ev);
-		descs[i].attr = ev.attr;
-		descs[i].ids = ev.ids;
-		descs[i].nr_ids = ev.nr_ids;
-		descs[i].name = ev.name;
+		descs[i].sz = sizeof(descs[i]);
+		ret = ops->event(b, i, &descs[i]);
+		if (ret < 0) {
+			tool_error("event %" PRIu32 ": the backend cannot describe it: %s", i,
+				   strerror(-ret));
+			g_free(descs);
+			return TOOL_EXIT_PROBLEMS;
+		}
 	}
 	if (out) {
 		/*
@@ -585,8 +587,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 			goto out;
 		}
 		for (uint32_t i = 0; i < nev; i++) {
-			ret = perfring_writer_add_event(r.w, descs[i].attr, descs[i].ids,
-							descs[i].nr_ids, descs[i].name, &d);
+			ret = perfring_writer_add_event(r.w, &descs[i], &d);
 			if (ret < 0) {
 				tool_error_diag(&d);
 				exit_code = TOOL_EXIT_PROBLEMS;
@@ -604,9 +605,9 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 				   .flags = PERFRING_RING_OVERWRITE | PERFRING_RING_TRUNCATE |
 					    PERFRING_RING_CLOCKID,
 				   .clockid = descs[0].attr->clockid, .events = descs, .nr_events = nev);
-		ret = perfring_ring_create(&ro, &r.ringfile);
+		ret = perfring_ring_create(&ro, &d, &r.ringfile);
 		if (ret < 0) {
-			tool_error("%s: cannot create the ring file: %s", opt_ring, strerror(-ret));
+			tool_error_diag(&d);
 			exit_code = TOOL_EXIT_PROBLEMS;
 			goto out;
 		}
@@ -772,14 +773,8 @@ static const struct perfring_backend_ops *find_backend(struct perfring_registry 
 		if (perfring_plugin_kind(p) != PERFRING_PLUGIN_KIND_BACKEND ||
 		    strcmp(perfring_plugin_name(p), "hw") != 0)
 			continue;
+		/* The registry validated the table when it loaded the plugin. */
 		d = perfring_plugin_borrow_descriptor(p);
-		if (!d || !d->backend_ops ||
-		    d->backend_ops->struct_size < offsetof(struct perfring_backend_ops, target) +
-						  sizeof(void *)) {
-			tool_error("%s: backend table too small for this perfring-record",
-				   perfring_plugin_file(p));
-			return NULL;
-		}
 		return d->backend_ops;
 	}
 	tool_error("the hw backend plugin was not found (searched PERFRING_PLUGIN_PATH and %s)",

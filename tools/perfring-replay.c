@@ -281,7 +281,7 @@ static int input_open(struct input *in)
 		in->ids = g_new0(const uint64_t *, in->nr_events);
 		in->nr_ids = g_new0(size_t, in->nr_events);
 		for (size_t i = 0; i < in->nr_events; i++) {
-			struct perfring_event_desc d;
+			PERFRING_EVENT_DESC(d);
 
 			perfring_ring_event(in->ring, (uint32_t)i, &d);
 			in->attrs[i] = d.attr;
@@ -293,7 +293,7 @@ static int input_open(struct input *in)
 		in->bounce = g_malloc(REC_MAX);
 		/* The reader starts at data_tail: our position follows it. */
 		{
-			struct perfring_ring_stats st;
+			struct perfring_ring_stats st = { .sz = sizeof(st) };
 
 			perfring_ring_stats(in->ring, &st);
 			in->pos = st.tail;
@@ -308,7 +308,7 @@ static int input_open(struct input *in)
 	if (perfring_perfdata_is_pipe(in->pd)) {
 		/* Read ahead until the attrs (and their names) are known. */
 		for (int n = 0; n < PREREAD_MAX; n++) {
-			struct perfring_perfdata_record r;
+			struct perfring_perfdata_record r = { .sz = sizeof(r) };
 			struct pending *p;
 
 			ret = perfring_perfdata_next(in->pd, &r, &diag);
@@ -326,10 +326,10 @@ static int input_open(struct input *in)
 		}
 		/* An error here shows again at the same place when reading on. */
 	}
-	for (size_t i = 0; i < perfring_perfdata_nr_attrs(in->pd); i++) {
+	for (uint32_t i = 0; i < perfring_perfdata_nr_attrs(in->pd); i++) {
 		const struct perfring_attr *a;
 		const uint64_t *ids;
-		size_t nr;
+		uint32_t nr;
 		const char *name;
 
 		perfring_perfdata_attr(in->pd, i, &a, &ids, &nr, &name);
@@ -350,11 +350,11 @@ static int input_open(struct input *in)
 		if (perfring_perfdata_nr_features(in->pd) < bits)
 			problem(in->path, h->data_offset + h->data_size,
 				"feature table truncated: %zu of %zu sections",
-				perfring_perfdata_nr_features(in->pd), bits);
+				(size_t)perfring_perfdata_nr_features(in->pd), bits);
 	}
 	for (size_t i = 0; !perfring_perfdata_is_pipe(in->pd) &&
 			   i < perfring_perfdata_nr_features(in->pd); i++) {
-		struct perfring_perfdata_feature f;
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 		struct perfring_diag fd = { 0 };
 
 		if (perfring_perfdata_feature(in->pd, i, &f, &fd) == -EBADMSG) {
@@ -507,7 +507,7 @@ static void resync_from(struct input *in, uint64_t bad)
 static bool walker_init(struct input *in)
 {
 	struct perfring_mmap_page *hdr = perfring_ring_header(in->ring);
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	uint64_t tail;
 
 	if (perfring_ring_flags(in->ring) & PERFRING_RING_OVERWRITE)
@@ -632,7 +632,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 				resync_from(in, rpos);
 			continue;
 		} else {
-			struct perfring_perfdata_record r;
+			struct perfring_perfdata_record r = { .sz = sizeof(r) };
 			struct perfring_diag d;
 			struct pending *p;
 
@@ -650,7 +650,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 				*offset = p->offset;
 				*attr = NULL;
 				if (p->attr_idx >= 0)
-					perfring_perfdata_attr(in->pd, (size_t)p->attr_idx, attr,
+					perfring_perfdata_attr(in->pd, (uint32_t)p->attr_idx, attr,
 							       NULL, NULL, NULL);
 			} else {
 				ret = perfring_perfdata_next(in->pd, &r, &d);
@@ -696,10 +696,10 @@ static void *tracing_data_copy;
 
 static void keep_tracing_data(struct perfring_perfdata *pd)
 {
-	size_t n = perfring_perfdata_nr_features(pd);
+	uint32_t n = perfring_perfdata_nr_features(pd);
 
-	for (size_t i = 0; i < n && !tracing_data_copy && !perfring_perfdata_is_pipe(pd); i++) {
-		struct perfring_perfdata_feature f;
+	for (uint32_t i = 0; i < n && !tracing_data_copy && !perfring_perfdata_is_pipe(pd); i++) {
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 
 		if (perfring_perfdata_feature(pd, i, &f, NULL) == 0 &&
 		    f.id == PERFRING_FEAT_TRACING_DATA && f.size) {
@@ -732,8 +732,9 @@ static int writer_add_events(struct perfring_writer *w)
 	for (size_t i = 0; i < events->len; i++) {
 		struct event *e = events->pdata[i];
 		struct perfring_diag diag = { 0 };
-		int ret = perfring_writer_add_event(w, &e->attr, e->nr_ids ? e->ids : NULL,
-						    (uint32_t)e->nr_ids, e->name, &diag);
+		PERFRING_EVENT_DESC(ev, .attr = &e->attr, .ids = e->nr_ids ? e->ids : NULL,
+				    .nr_ids = (uint32_t)e->nr_ids, .name = e->name);
+		int ret = perfring_writer_add_event(w, &ev, &diag);
 
 		if (ret < 0) {
 			tool_error_diag(&diag);
@@ -1018,6 +1019,7 @@ static int write_ring(const struct jc_decoder *d, const GByteArray *recs, const 
 	struct perfring_attr *attrs = g_new0(struct perfring_attr, nev);
 	uint64_t size = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct perfring_ring *r = NULL;
+	struct perfring_diag diag = { 0 };
 	int ret, status = TOOL_EXIT_USAGE;
 
 	for (size_t i = 0; i < nev; i++) {
@@ -1031,6 +1033,7 @@ static int write_ring(const struct jc_decoder *d, const GByteArray *recs, const 
 				   opt_json_in, i, PERFRING_ATTR_SIZE_VER8);
 			goto out;
 		}
+		desc[i].sz = sizeof(desc[i]);
 		desc[i].attr = &attrs[i];
 		desc[i].ids = e->ids;
 		desc[i].nr_ids = (uint32_t)e->nr_ids;
@@ -1047,10 +1050,10 @@ static int write_ring(const struct jc_decoder *d, const GByteArray *recs, const 
 			o.flags |= PERFRING_RING_CLOCKID;
 			o.clockid = attrs[0].clockid;
 		}
-		ret = perfring_ring_create(&o, &r);
+		ret = perfring_ring_create(&o, &diag, &r);
 	}
 	if (ret < 0) {
-		tool_error("%s: cannot create the ring: %s", opt_ring, g_strerror(-ret));
+		tool_error_diag(&diag);
 		goto out;
 	}
 	for (size_t off = 0, k = 0; off < recs->len; k++) {

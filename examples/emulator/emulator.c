@@ -256,14 +256,14 @@ static void write_perf_data(const char *ring_path, const char *out)
 	struct perfring_ring *r;
 	struct perfring_reader *rd;
 	struct perfring_record rec;
-	struct perfring_event_desc ev;
+	PERFRING_EVENT_DESC(ev);
 	char msg[1024];
 	int n;
 
 	if (perfring_ring_open(ring_path, PERFRING_RING_READ, &diag, &r) < 0 ||
 	    perfring_reader_new(r, &rd) < 0 || perfring_ring_event(r, 0, &ev) < 0 ||
 	    perfring_writer_open(&o, &diag, &w) < 0 ||
-	    perfring_writer_add_event(w, ev.attr, ev.ids, ev.nr_ids, ev.name, &diag) < 0)
+	    perfring_writer_add_event(w, &ev, &diag) < 0)
 		goto fail;
 	while ((n = perfring_reader_next(rd, &rec)) > 0)
 		if (perfring_writer_write(w, 0, rec.hdr, rec.hdr->size, &diag) < 0)
@@ -288,8 +288,7 @@ int main(int argc, char **argv)
 	struct guest g = { 0 };
 	struct perfring_diag diag = { 0 };
 	uint64_t id = EVENT_ID;
-	struct perfring_event_desc ev = { .attr = &attr, .ids = &id, .nr_ids = 1,
-					  .name = "cpu-clock" };
+	PERFRING_EVENT_DESC(ev, .attr = &attr, .ids = &id, .nr_ids = 1, .name = "cpu-clock");
 	char msg[1024];
 	int err;
 
@@ -313,7 +312,7 @@ int main(int argc, char **argv)
 				   PERFRING_RING_CLOCKID, .clockid = CLOCK_MONOTONIC,
 				   .events = &ev, .nr_events = 1);
 
-		err = perfring_ring_create(&o, &ring);
+		err = perfring_ring_create(&o, NULL, &ring);
 	}
 	if (err < 0) {
 		fprintf(stderr, "emulator: %s: %s\n", argv[2], strerror(-err));

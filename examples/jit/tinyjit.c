@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		uint8_t *f = region + i * size;
 		struct perfring_jit_debug_entry de = {
-			.addr = (uintptr_t)f, .lineno = (int32_t)(i + 1), .file = "tinyjit.src",
+			.sz = sizeof(de), .addr = (uintptr_t)f, .lineno = (int32_t)(i + 1), .file = "tinyjit.src",
 		};
 
 		gen(f, (size_t)size, i < HOT ? 5000u * (uint32_t)(i + 1) : 10, (unsigned)(i % 251));

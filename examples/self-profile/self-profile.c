@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 	printf("work(64 MiB) = %016" PRIx64 "\n", sum);
 	printf("%20s  %-16s %s\n", "count (scaled)", "event", "running/enabled");
 	for (uint32_t i = 0; i < ops->nr_events(b); i++) {
-		struct perfring_backend_event ev = { .sz = sizeof(ev) };
+		PERFRING_EVENT_DESC(ev);
 		struct perfring_backend_count c = { .sz = sizeof(c) };
 
 		if (ops->event(b, i, &ev) < 0 || ops->read_count(b, i, &c) < 0)

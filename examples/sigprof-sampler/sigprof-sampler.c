@@ -55,6 +55,13 @@ static struct perfring_attr attrs[2] = {
 	  .flags = PERFRING_ATTR_SAMPLE_ID_ALL | PERFRING_ATTR_EXCLUDE_KERNEL },
 };
 static const uint64_t ids[2] = { 1, 2 };
+/* The two events, as the ring and the writer both take them. */
+static const struct perfring_event_desc evs[2] = {
+	{ .sz = sizeof(struct perfring_event_desc), .attr = &attrs[0], .ids = &ids[0],
+	  .nr_ids = 1, .name = "cpu-clock:u" },
+	{ .sz = sizeof(struct perfring_event_desc), .attr = &attrs[1], .ids = &ids[1],
+	  .nr_ids = 1, .name = "work-units" },
+};
 
 static struct perfring_ring *ring;
 static uint32_t my_pid, my_tid;
@@ -248,8 +255,8 @@ static uint64_t write_perf_data(const char *out)
 	PERFRING_WRITER_OPTS(o, .path = out);
 
 	if (perfring_writer_open(&o, &diag, &w) < 0 ||
-	    perfring_writer_add_event(w, &attrs[0], &ids[0], 1, "cpu-clock:u", &diag) < 0 ||
-	    perfring_writer_add_event(w, &attrs[1], &ids[1], 1, "work-units", &diag) < 0)
+	    perfring_writer_add_event(w, &evs[0], &diag) < 0 ||
+	    perfring_writer_add_event(w, &evs[1], &diag) < 0)
 		die(out, &diag);
 	if (perfring_reader_new(ring, &rd) < 0)
 		die("cannot create a reader", NULL);
@@ -271,10 +278,6 @@ int main(int argc, char **argv)
 {
 	const char *out = argc > 1 ? argv[1] : "perf.data";
 	uint64_t run_ns = (argc > 2 ? strtoull(argv[2], NULL, 10) : 500) * 1000000u;
-	const struct perfring_event_desc evs[2] = {
-		{ .attr = &attrs[0], .ids = &ids[0], .nr_ids = 1, .name = "cpu-clock:u" },
-		{ .attr = &attrs[1], .ids = &ids[1], .nr_ids = 1, .name = "work-units" },
-	};
 	/* 4 MiB: room for everything, so the ring is only read at the end. */
 	PERFRING_RING_OPTS(opts, .backing = PERFRING_RING_ANON, .data_size = 4u << 20,
 			   .events = evs, .nr_events = 2);
@@ -282,13 +285,13 @@ int main(int argc, char **argv)
 				.it_value = { 0, PERIOD_NS / 1000 } };
 	struct sigaction sa = { .sa_sigaction = on_sigprof, .sa_flags = SA_SIGINFO | SA_RESTART };
 	struct perfring_sample_id lost_sid;
-	struct perfring_ring_stats st;
+	struct perfring_ring_stats st = { .sz = sizeof(st) };
 	uint64_t units = 0, start, records;
 	int err;
 
 	my_pid = (uint32_t)getpid();
 	my_tid = (uint32_t)syscall(SYS_gettid);
-	err = perfring_ring_create(&opts, &ring);
+	err = perfring_ring_create(&opts, NULL, &ring);
 	if (err < 0) {
 		fprintf(stderr, "sigprof-sampler: cannot create the ring: %s\n", strerror(-err));
 		return 1;

@@ -24,7 +24,10 @@
  *
  * ABI: every structure starts with its size (struct_size / sz) and fields
  * are only ever appended; a caller sets sz to the size it was compiled
- * with, a backend reads only the fields that size covers.
+ * with.  A backend follows the versioned-structure rule of perfring.h
+ * with perfring_opts_load() (its options) and perfring_struct_fill()
+ * (what it fills); the registry checks the ops table when it loads the
+ * plugin (struct_size, every required function), as it does record ops.
  */
 #ifndef PERFRING_BACKEND_H
 #define PERFRING_BACKEND_H
@@ -94,17 +97,6 @@ struct perfring_backend_opts {
 		.sz = sizeof(struct perfring_backend_opts), __VA_ARGS__	\
 	}
 
-/* One event of a session (pointers borrowed until close). */
-struct perfring_backend_event {
-	size_t sz;			/* set by the caller */
-	const struct perfring_attr *attr;	/* as opened (attr->size valid) */
-	const uint64_t *ids;		/* kernel ids (PERF_EVENT_IOC_ID), one per fd */
-	uint32_t nr_ids;
-	const char *name;		/* "cpu-clock", "page-faults:u", "r01c2" */
-	int leader;			/* index of its group leader (itself if none) */
-	int supported;			/* 0: skipped (skip_unsupported) */
-};
-
 /* A counting-mode result, summed over CPUs and threads. */
 struct perfring_backend_count {
 	size_t sz;			/* set by the caller */
@@ -158,6 +150,8 @@ struct perfring_backend_ops {
 	/*
 	 * Block until a ring has data past its watermark, the target exits,
 	 * extra_fd (if >= 0) is readable, or timeout_ms (< 0: none) passes.
+	 * Borrows extra_fd (the caller keeps and closes it): it is only
+	 * polled during the call.
 	 * Returns PERFRING_BACKEND_WAKE_* bits or a negative errno.  Once the
 	 * target has exited, returns WAKE_EXIT immediately.
 	 */
@@ -170,11 +164,19 @@ struct perfring_backend_ops {
 	void (*close)(struct perfring_backend *b);
 
 	uint32_t (*nr_events)(const struct perfring_backend *b);
-	/* Event idx into out (out->sz set).  0 or -ENOENT. */
+	/*
+	 * Event idx into out (out->sz set by the caller; fill it with
+	 * perfring_struct_fill): attr as opened (attr->size valid), the
+	 * kernel ids (PERF_EVENT_IOC_ID, one per fd), name ("cpu-clock",
+	 * "page-faults:u", "r01c2"), leader and supported; pointers
+	 * borrowed until close.  0, -ENOENT, or -EINVAL (out->sz).  The
+	 * description goes as it is to perfring_ring_opts.events and
+	 * perfring_writer_add_event.
+	 */
 	int (*event)(const struct perfring_backend *b, uint32_t idx,
-		     struct perfring_backend_event *out);
+		     struct perfring_event_desc *out);
 
-	/* Sampling: the kernel rings, wrapped for perfring_reader_*. */
+	/* Sampling: the kernel rings, wrapped for perfring_reader_* (owned by b). */
 	uint32_t (*nr_rings)(const struct perfring_backend *b);
 	struct perfring_ring *(*ring)(const struct perfring_backend *b,
 				      uint32_t idx);

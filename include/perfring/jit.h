@@ -58,6 +58,7 @@ struct perfring_jitdump_header {
 
 /* One DEBUG_INFO line entry. */
 struct perfring_jit_debug_entry {
+	size_t sz;		/* set by the caller: sizeof(struct perfring_jit_debug_entry) */
 	uint64_t addr;
 	int32_t lineno;
 	int32_t discrim;
@@ -69,6 +70,7 @@ struct perfring_jit_debug_entry {
  * the next call on the reader.  Numbers are in host byte order.
  */
 struct perfring_jit_record {
+	size_t sz;		/* set by the caller: sizeof(struct perfring_jit_record) */
 	uint32_t id;		/* enum perfring_jit_record_type, or unknown */
 	uint32_t total_size;
 	uint64_t timestamp;
@@ -146,6 +148,7 @@ PERFRING_API int perfring_jitdump_next(struct perfring_jitdump *r,
 				       struct perfring_diag *diag);
 
 struct perfring_jitdump_stats {
+	size_t sz;			/* set by the caller: sizeof(this) */
 	uint64_t records[5];		/* returned, by type */
 	uint64_t unknown;		/* skipped records of unknown type */
 	uint64_t truncated_bytes;	/* bytes of a last, incomplete record */
@@ -153,8 +156,9 @@ struct perfring_jitdump_stats {
 	int closed;			/* a CLOSE record ended the stream */
 };
 
-PERFRING_API void perfring_jitdump_get_stats(const struct perfring_jitdump *r,
-					     struct perfring_jitdump_stats *st);
+/* Fill st (st->sz set by the caller; all 0 for a NULL r).  0 or -EINVAL. */
+PERFRING_API int perfring_jitdump_get_stats(const struct perfring_jitdump *r,
+					    struct perfring_jitdump_stats *st);
 
 PERFRING_API void perfring_jitdump_close(struct perfring_jitdump *r);
 
@@ -167,6 +171,7 @@ PERFRING_API int perfring_jitdump_is_marker(const char *path, uint32_t pid);
 /* ---- perf map reader (/tmp/perf-PID.map) --------------------------------- */
 
 struct perfring_perfmap_entry {
+	size_t sz;		/* set by the caller: sizeof(struct perfring_perfmap_entry) */
 	uint64_t start;
 	uint64_t size;
 	const char *name;	/* rest of the line, valid until the next call */

@@ -29,7 +29,7 @@ extern "C" {
  * Typical use (a dump tool):
  *
  *	struct perfring_perfdata *pd;
- *	struct perfring_perfdata_record rec;
+ *	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
  *	struct perfring_diag d;
  *	char msg[1024];
  *	int r;
@@ -52,13 +52,13 @@ struct perfring_perfdata;
 
 /*
  * Options for perfring_perfdata_open*().  Fields are only ever appended;
- * set .size = sizeof(struct perfring_perfdata_opts) (PERFRING_PERFDATA_OPTS
- * does it).  A caller compiled against a newer header that sets fields this
- * library does not know (non-zero bytes past the struct it knows) is refused
- * with -EINVAL.
+ * set .sz = sizeof(struct perfring_perfdata_opts) (PERFRING_PERFDATA_OPTS
+ * does it).  The versioned-structure rule of perfring.h applies: a caller
+ * compiled against a newer header that sets fields this library does not
+ * know (non-zero bytes past the struct it knows) is refused with -EINVAL.
  */
 struct perfring_perfdata_opts {
-	size_t size;		/* sizeof(struct perfring_perfdata_opts) */
+	size_t sz;		/* sizeof(struct perfring_perfdata_opts) */
 	size_t window;		/* read window in bytes; 0 = 1 MiB, min 128 KiB */
 	const char *name;	/* name used in diagnostics (default: the path,
 				 * "-" for stdin, "fd N" for open_fd) */
@@ -66,7 +66,7 @@ struct perfring_perfdata_opts {
 
 #define PERFRING_PERFDATA_OPTS(NAME, ...)					\
 	struct perfring_perfdata_opts NAME = {					\
-		.size = sizeof(struct perfring_perfdata_opts), __VA_ARGS__	\
+		.sz = sizeof(struct perfring_perfdata_opts), __VA_ARGS__	\
 	}
 
 /*
@@ -86,8 +86,8 @@ PERFRING_API int perfring_perfdata_open(const char *path,
 					struct perfring_diag *diag,
 					struct perfring_perfdata **out);
 
-/* Same on an open descriptor positioned at the start of the data.  The fd
- * is not closed by perfring_perfdata_close(). */
+/* Same on an open descriptor positioned at the start of the data.
+ * Borrows fd (the caller keeps and closes it). */
 PERFRING_API int perfring_perfdata_open_fd(int fd,
 					   const struct perfring_perfdata_opts *opts,
 					   struct perfring_diag *diag,
@@ -118,7 +118,7 @@ perfring_perfdata_header(const struct perfring_perfdata *pd);
  * (HEADER_ATTR records).  The attr is copied up to the 136 bytes this
  * library knows; attr->size keeps the value of the file (0 means VER0).
  */
-PERFRING_API size_t perfring_perfdata_nr_attrs(const struct perfring_perfdata *pd);
+PERFRING_API uint32_t perfring_perfdata_nr_attrs(const struct perfring_perfdata *pd);
 
 /*
  * Borrow attr idx: its attr, its ids (the attr's id section in file mode,
@@ -130,9 +130,9 @@ PERFRING_API size_t perfring_perfdata_nr_attrs(const struct perfring_perfdata *p
  * Returns 0 or -ENOENT if idx is out of range.
  */
 PERFRING_API int perfring_perfdata_attr(const struct perfring_perfdata *pd,
-					size_t idx,
+					uint32_t idx,
 					const struct perfring_attr **attr,
-					const uint64_t **ids, size_t *nr_ids,
+					const uint64_t **ids, uint32_t *nr_ids,
 					const char **name);
 
 /* The attr index that owns sample id `id`, or -ENOENT. */
@@ -148,6 +148,7 @@ PERFRING_API int perfring_perfdata_attr_by_id(const struct perfring_perfdata *pd
 #define PERFRING_PERFDATA_REC_SWAPPED	 0x8u	/* byte-swapped from the file */
 
 struct perfring_perfdata_record {
+	size_t sz;		/* set by the caller: sizeof(struct perfring_perfdata_record) */
 	/* The whole record (header included), in native byte order, 8-byte
 	 * aligned.  Valid until the next perfring_perfdata_next() call. */
 	const struct perfring_event_header *header;
@@ -174,8 +175,9 @@ struct perfring_perfdata_record {
 };
 
 /*
- * Read the next record.  Returns 1 and *rec, 0 at the end of the data, or a
- * negative errno: -EBADMSG for malformed or truncated input (diag names the
+ * Read the next record into rec (rec->sz set by the caller).  Returns 1
+ * and *rec, 0 at the end of the data, or a negative errno (-EINVAL for a
+ * rec->sz below the first version's): -EBADMSG for malformed or truncated input (diag names the
  * file and byte offset), -EIO, -ENOMEM, -ENOTSUP for a COMPRESSED record
  * when the library was built without zstd.  Errors are sticky: later calls
  * return the same error (and fill diag again).
@@ -253,6 +255,7 @@ enum perfring_feature {
 PERFRING_API const char *perfring_perfdata_feature_name(uint32_t id);
 
 struct perfring_perfdata_feature {
+	size_t sz;		/* set by the caller: sizeof(struct perfring_perfdata_feature) */
 	uint32_t id;
 	const char *name;	/* NULL for ids this library does not know */
 	const void *data;	/* payload as in the file (file byte order) */
@@ -266,16 +269,17 @@ struct perfring_perfdata_feature {
  * table (in id order); pipe mode, the HEADER_FEATURE records read so far
  * (a later record with the same id replaces the earlier one).
  */
-PERFRING_API size_t perfring_perfdata_nr_features(const struct perfring_perfdata *pd);
+PERFRING_API uint32_t perfring_perfdata_nr_features(const struct perfring_perfdata *pd);
 
 /*
- * Feature number idx (0 .. nr_features-1), its payload loaded.  The payload
+ * Feature number idx (0 .. nr_features-1), its payload loaded, into f
+ * (f->sz set by the caller: -EINVAL if below the first version's).  The payload
  * stays valid until the next call of this function, close, or (pipe mode)
  * a later HEADER_FEATURE record of the same id.  Returns 0,
  * -ENOENT (idx out of range), -EBADMSG (the section lies outside the file;
  * diag says where), -EIO, -ENOMEM, -EFBIG (payload > 1 GiB).
  */
-PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, size_t idx,
+PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, uint32_t idx,
 					   struct perfring_perfdata_feature *f,
 					   struct perfring_diag *diag);
 

@@ -131,15 +131,15 @@ perfring_registry_find(const struct perfring_registry *reg, uint32_t type);
  * as the search found it (borrowed; NULL past the end), with the plugin
  * that took its name in *by (if by is not NULL).
  */
-PERFRING_API size_t perfring_registry_shadowed_count(const struct perfring_registry *reg);
+PERFRING_API uint32_t perfring_registry_shadowed_count(const struct perfring_registry *reg);
 PERFRING_API const char *
-perfring_registry_shadowed_at(const struct perfring_registry *reg, size_t i,
+perfring_registry_shadowed_at(const struct perfring_registry *reg, uint32_t i,
 			      const struct perfring_plugin **by);
 
 /* Iterate: number of plugins, and the i-th in load order (borrowed). */
-PERFRING_API size_t perfring_registry_count(const struct perfring_registry *reg);
+PERFRING_API uint32_t perfring_registry_count(const struct perfring_registry *reg);
 PERFRING_API const struct perfring_plugin *
-perfring_registry_plugin_at(const struct perfring_registry *reg, size_t i);
+perfring_registry_plugin_at(const struct perfring_registry *reg, uint32_t i);
 
 /* What a loaded plugin says about itself (strings borrowed, never NULL). */
 PERFRING_API const char *perfring_plugin_name(const struct perfring_plugin *p);
@@ -151,7 +151,7 @@ PERFRING_API int perfring_plugin_kind(const struct perfring_plugin *p);
 /* "record", "backend" or "unknown". */
 PERFRING_API const char *perfring_plugin_kind_name(int kind);
 /* Number of claimed record types; *types (if not NULL) gets the array. */
-PERFRING_API size_t perfring_plugin_types(const struct perfring_plugin *p,
+PERFRING_API uint32_t perfring_plugin_types(const struct perfring_plugin *p,
 					  const uint32_t **types);
 /* The plugin ABI version the plugin was built against. */
 PERFRING_API void perfring_plugin_abi(const struct perfring_plugin *p,

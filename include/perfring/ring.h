@@ -56,13 +56,32 @@ struct perfring_mmap_page {
 struct perfring_ring;
 struct perfring_reader;
 
-/* One event of a ring: its attr and the ids its records carry. */
+/*
+ * One event: its attr, the ids its records carry and its name.  The one
+ * event description of the library: rings take and give it
+ * (perfring_ring_opts.events, perfring_ring_wrap, perfring_ring_event),
+ * the writer takes it (perfring_writer_add_event) and backends fill it
+ * (perfring_backend_ops.event).  Versioned: set sz (an array of them is
+ * strided by its first element's sz, which every element repeats).
+ * Pointers are borrowed: what a ring or backend fills stays valid until
+ * its close; what a caller passes is copied by the call.
+ */
 struct perfring_event_desc {
-	const struct perfring_attr *attr;
+	size_t sz;			/* sizeof(struct perfring_event_desc) */
+	const struct perfring_attr *attr;	/* attr->size valid */
 	const uint64_t *ids;
 	uint32_t nr_ids;
-	const char *name;		/* event name, may be NULL (max 63 bytes) */
+	const char *name;		/* event name, may be NULL (rings: max 63 bytes) */
+	/* Filled by backends and perfring_ring_event, ignored on input: */
+	uint32_t leader;		/* index of its group leader (itself if none) */
+	int supported;			/* 0: skipped by the backend (skip_unsupported) */
 };
+
+/* An event description with sz set: PERFRING_EVENT_DESC(e, .attr = &a); */
+#define PERFRING_EVENT_DESC(name, ...)						\
+	struct perfring_event_desc name = {					\
+		.sz = sizeof(struct perfring_event_desc), __VA_ARGS__		\
+	}
 
 enum perfring_ring_backing {
 	PERFRING_RING_ANON = 0,		/* private to this process */
@@ -110,9 +129,12 @@ struct perfring_ring_opts {
  * attrs of bad size, sz too small or unknown non-zero fields, file_mode
  * above 0777, an existing file that is not a regular file), -EEXIST (file
  * exists without TRUNCATE), -EPERM (TRUNCATE of a file another user owns:
- * it is left untouched), or the errno of a failed syscall.
+ * it is left untouched), or the errno of a failed syscall.  On every
+ * error diag (may be NULL) says what is wrong and names the ring: its path
+ * for a FILE ring, else "memfd ring" / "anonymous ring".
  */
 PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *opts,
+				      struct perfring_diag *diag,
 				      struct perfring_ring **out);
 
 /* perfring_ring_open mode bits */
@@ -130,8 +152,8 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *opts,
  * that dies with its process; the creator and writers that share its open
  * file through fork or an inherited fd are not checked).  A writer that
  * attaches after another one died discards (normal mode) or pads
- * (overwrite mode) what the dead writer left uncommitted.  open_fd
- * duplicates fd; the caller keeps its own.
+ * (overwrite mode) what the dead writer left uncommitted.
+ * open_fd: Borrows fd (the caller keeps and closes it).
  */
 PERFRING_API int perfring_ring_open(const char *path, unsigned mode,
 				    struct perfring_diag *diag,
@@ -155,13 +177,17 @@ PERFRING_API int perfring_ring_wrap(void *base, size_t len, uint32_t flags,
 PERFRING_API void perfring_ring_close(struct perfring_ring *r);
 
 /* Accessors. */
-PERFRING_API int perfring_ring_fd(const struct perfring_ring *r);	/* -1 if none */
+/* Returns a borrowed fd (owned by the ring), -1 for anonymous and wrapped rings. */
+PERFRING_API int perfring_ring_fd(const struct perfring_ring *r);
 PERFRING_API uint64_t perfring_ring_data_size(const struct perfring_ring *r);
 PERFRING_API uint32_t perfring_ring_page_size(const struct perfring_ring *r);
 PERFRING_API int32_t perfring_ring_clockid(const struct perfring_ring *r);
 PERFRING_API uint32_t perfring_ring_flags(const struct perfring_ring *r);
 PERFRING_API uint32_t perfring_ring_nr_events(const struct perfring_ring *r);
-/* Borrow event idx (pointers stay valid until close).  0 or -ENOENT. */
+/*
+ * Event idx into out (out->sz set by the caller; pointers borrowed until
+ * close; leader = idx, supported = 1).  0, -ENOENT, or -EINVAL (sz).
+ */
 PERFRING_API int perfring_ring_event(const struct perfring_ring *r, uint32_t idx,
 				     struct perfring_event_desc *out);
 /* The attr whose ids contain id, or event 0's when id is unknown/0. */
@@ -219,6 +245,7 @@ PERFRING_API void perfring_ring_set_lost_sample_id(struct perfring_ring *r,
 						   const struct perfring_sample_id *sid);
 
 struct perfring_ring_stats {
+	size_t sz;		/* set by the caller: sizeof(struct perfring_ring_stats) */
 	uint64_t head;		/* producer's reservation head */
 	uint64_t published;	/* data_head */
 	uint64_t tail;		/* data_tail */
@@ -226,8 +253,9 @@ struct perfring_ring_stats {
 	uint64_t lost_pending;	/* of those, not yet reported by a LOST record */
 	uint64_t aborted;	/* reservations aborted */
 };
-PERFRING_API void perfring_ring_stats(const struct perfring_ring *r,
-				      struct perfring_ring_stats *st);
+/* Fill st (st->sz set by the caller).  Returns 0 or -EINVAL. */
+PERFRING_API int perfring_ring_stats(const struct perfring_ring *r,
+				     struct perfring_ring_stats *st);
 
 /* ---- reading ---------------------------------------------------------------
  * One reader per ring at a time.  A reader never trusts the ring: every size,

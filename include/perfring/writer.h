@@ -14,7 +14,8 @@
  *
  *	PERFRING_WRITER_OPTS(o, .path = "perf.data");
  *	perfring_writer_open(&o, &diag, &w);
- *	perfring_writer_add_event(w, &attr, ids, nr_ids, "cpu-clock", &diag);
+ *	PERFRING_EVENT_DESC(ev, .attr = &attr, .name = "cpu-clock");
+ *	perfring_writer_add_event(w, &ev, &diag);
  *	s = perfring_writer_add_source(w);	// one per ring / CPU
  *	perfring_writer_write(w, s, rec, rec_len, &diag);	// many times
  *	perfring_writer_end_source(w, s, &diag);	// when s is exhausted
@@ -84,8 +85,8 @@ struct perfring_writer_opts {
 	 */
 	const char *path;
 	/*
-	 * Output fd when path is NULL (the caller keeps and closes it); 0 is
-	 * refused, being what an unset field holds.
+	 * Output fd when path is NULL.  Borrows fd (the caller keeps and
+	 * closes it); 0 is refused, being what an unset field holds.
 	 */
 	int fd;
 	/* Write the pipe format (also chosen for "-" and unseekable outputs). */
@@ -159,8 +160,10 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 				      struct perfring_writer **out);
 
 /*
- * Declare an event (perf_event_attr + its sample ids + a name for the
- * EVENT_DESC feature; NULL or "": derived from type/config).  Only before the
+ * Declare an event: ev->attr, its sample ids (ev->ids, ev->nr_ids) and a
+ * name for the EVENT_DESC feature (ev->name; NULL or "": derived from
+ * type/config); ev->sz set (PERFRING_EVENT_DESC), leader and supported
+ * ignored; everything is copied.  Only before the
  * first record.  If ids is NULL / nr_ids is 0, one unique id is assigned
  * (perfring_writer_event_id() tells it; records must carry it when there are
  * several events).  With several events perf requires ID or IDENTIFIER in
@@ -170,18 +173,17 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
  * 63: -EINVAL); the written attr.size is the smallest version holding every
  * non-zero field, at most 128 (VER7, what perf 6.1 reads; always 128 in
  * pipe mode); a non-zero config3 is dropped with a warning.
- * Returns the event index (>= 0), -EINVAL, -EEXIST (id already used),
+ * Returns the event index (>= 0), -EINVAL (also for ev->sz, by the
+ * versioned-structure rule of perfring.h), -EEXIST (id already used),
  * -EBUSY (records already written), -ENOMEM.
  */
 PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
-					   const struct perfring_attr *attr,
-					   const uint64_t *ids, uint32_t nr_ids,
-					   const char *name,
+					   const struct perfring_event_desc *ev,
 					   struct perfring_diag *diag);
 
 /* First id of event idx, or 0 if there is no such event. */
 PERFRING_API uint64_t perfring_writer_event_id(const struct perfring_writer *w,
-					       int idx);
+					       uint32_t idx);
 
 /*
  * Add a record source (a stream fed in its own time order).  Returns the
@@ -195,7 +197,7 @@ PERFRING_API int perfring_writer_add_source(struct perfring_writer *w);
  * it.  Returns 0, -EINVAL (no such source), or a write error.
  */
 PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
-					    int source,
+					    uint32_t source,
 					    struct perfring_diag *diag);
 
 /*
@@ -214,7 +216,7 @@ PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
  * which, the writer stays usable); or a negative errno of writing the output (the
  * writer is then failed: only close/abort remain, and close reports it).
  */
-PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
+PERFRING_API int perfring_writer_write(struct perfring_writer *w, uint32_t source,
 				       const void *rec, size_t len,
 				       struct perfring_diag *diag);
 

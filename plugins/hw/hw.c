@@ -902,6 +902,7 @@ static int collect_ids(struct perfring_backend *b, struct perfring_diag *diag)
 			}
 			e->ids[e->nr_ids++] = id;
 		}
+		b->descs[i].sz = sizeof(b->descs[i]);
 		b->descs[i].attr = &e->attr;
 		b->descs[i].ids = e->ids;
 		b->descs[i].nr_ids = e->nr_ids;
@@ -922,15 +923,24 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 	bool is_default;
 	int ntargets, ret;
 
-	if (!out || !opts || opts->sz < offsetof(struct perfring_backend_opts, log_user) +
-					 sizeof(void *))
-		return set_diag(diag, -EINVAL, "bad backend options"), -EINVAL;
+	struct perfring_backend_opts o;
+
+	if (!out)
+		return set_diag(diag, -EINVAL, "bad backend call (out is NULL)"), -EINVAL;
 	*out = NULL;
+	/*
+	 * The library's check, not a copy of it: this module is built with
+	 * the library and the rule lives in one place (perfring.h).
+	 */
+	ret = perfring_opts_load(&o, sizeof(o), opts,
+				 offsetof(struct perfring_backend_opts, log_user) + sizeof(void *),
+				 "perfring_backend_opts", NULL, diag);
+	if (ret < 0)
+		return ret;
+	opts = &o;
 	{
-		bool has_cpus = opts->sz > offsetof(struct perfring_backend_opts, cpu_list) &&
-				opts->cpu_list;
-		bool has_tid = opts->sz > offsetof(struct perfring_backend_opts, tid) &&
-			       opts->tid > 0;
+		bool has_cpus = opts->cpu_list;
+		bool has_tid = opts->tid > 0;
 
 		/* -a/-C with a command: every task on the CPUs while it runs. */
 		ntargets = (opts->pid > 0) + has_tid + (opts->argv && opts->argv[0]);
@@ -947,7 +957,7 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	memcpy(&b->opts, opts, sizeof(b->opts) < opts->sz ? sizeof(b->opts) : opts->sz);
+	b->opts = o;
 	b->go_fd = b->err_fd = b->pidfd = -1;
 	b->status = -1;
 	b->page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -1328,23 +1338,19 @@ static uint32_t hw_nr_events(const struct perfring_backend *b)
 }
 
 static int hw_event(const struct perfring_backend *b, uint32_t idx,
-		    struct perfring_backend_event *out)
+		    struct perfring_event_desc *out)
 {
-	struct perfring_backend_event ev = { 0 };
-	size_t sz;
+	PERFRING_EVENT_DESC(ev);
 
 	if (!b || !out || idx >= b->nev)
 		return -ENOENT;
-	sz = out->sz < sizeof(ev) ? out->sz : sizeof(ev);
-	ev.sz = sz;
 	ev.attr = &b->ev[idx].attr;
 	ev.ids = b->ev[idx].ids;
 	ev.nr_ids = b->ev[idx].nr_ids;
 	ev.name = b->ev[idx].spec.name;
-	ev.leader = b->ev[idx].spec.leader;
+	ev.leader = (uint32_t)b->ev[idx].spec.leader;
 	ev.supported = b->ev[idx].supported;
-	memcpy(out, &ev, sz);
-	return 0;
+	return perfring_struct_fill(out, sizeof(ev), &ev, sizeof(ev));
 }
 
 static uint32_t hw_nr_rings(const struct perfring_backend *b)
@@ -1422,7 +1428,7 @@ static int hw_read_count(struct perfring_backend *b, uint32_t idx,
 	struct perfring_backend_count c = { 0 };
 	const struct hw_event *e;
 	const struct hw_event *l;
-	size_t nfd, pos, sz, words;
+	size_t nfd, pos, words;
 	uint64_t *buf;
 	int ret = 0;
 
@@ -1460,10 +1466,8 @@ static int hw_read_count(struct perfring_backend *b, uint32_t idx,
 	c.counted = c.running > 0 ||
 		    !(e->attr.read_format & PERFRING_FORMAT_TOTAL_TIME_RUNNING);
 	c.scaled = hw_scale_count(c.value, c.enabled, c.running);
-	sz = out->sz < sizeof(c) ? out->sz : sizeof(c);
-	c.sz = sz;
-	memcpy(out, &c, sz);
-	return 0;
+	return perfring_struct_fill(out, offsetof(struct perfring_backend_count, lost), &c,
+				    sizeof(c));
 }
 
 /* ---- synthesis from /proc -------------------------------------------------- */
