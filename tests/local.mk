@@ -24,3 +24,4 @@ TESTS += tests/check_record tests/check_ring tests/symbols.sh tests/headers-cxx.
 
 EXTRA_DIST += tests/symbols.sh tests/headers-cxx.sh tests/fixtures tests/README.md
 include tests/jit.mk
+include tests/source.mk
