@@ -24,6 +24,12 @@
 
 #include "internal.h"
 
+_Static_assert(PERFRING_SOURCE_REC_COMPRESSED == PERFRING_PERFDATA_REC_COMPRESSED &&
+	       PERFRING_SOURCE_REC_ID == PERFRING_PERFDATA_REC_ID &&
+	       PERFRING_SOURCE_REC_UNKNOWN_ID == PERFRING_PERFDATA_REC_UNKNOWN_ID &&
+	       PERFRING_SOURCE_REC_SWAPPED == PERFRING_PERFDATA_REC_SWAPPED,
+	       "record flags are passed through");
+
 static uint64_t bswap64(uint64_t v)
 {
 	return __builtin_bswap64(v);

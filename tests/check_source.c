@@ -618,6 +618,34 @@ START_TEST(test_validate_sample)
 }
 END_TEST
 
+/* A plugin-claimed type, given a registry, is decoded by its plugin: an
+ * MMAP2 whose framing, body and string are fine but whose build-id size
+ * is too large is refused by the mmap2 plugin, and only with the registry. */
+START_TEST(test_validate_plugin)
+{
+	struct perfring_registry *reg;
+	struct perfring_attr a = mk_attr();
+	unsigned char rec[104] = { 0 };
+	struct perfring_event_header h = { PERFRING_RECORD_MMAP2, PERFRING_MISC_MMAP_BUILD_ID,
+					   104 };
+	struct perfring_diag d;
+
+	ck_assert_int_eq(perfring_registry_new(0, &reg), 0);
+	ck_assert_int_gt(perfring_registry_load_path(reg, BUILD_PLUGINS_PATH, &d), 0);
+	ck_assert_ptr_nonnull(perfring_registry_find(reg, PERFRING_RECORD_MMAP2));
+	memcpy(rec, &h, 8);
+	memcpy(rec + 72, "/bin/x", 7);	/* padded to 80, then the trailer (24 bytes) */
+	rec[40] = 20;
+	ck_assert_msg(perfring_record_validate(reg, &a, rec, 104, 0x200, &d) == 0, "%s", d.msg);
+	rec[40] = 30;
+	ck_assert_int_eq(perfring_record_validate(NULL, &a, rec, 104, 0x200, &d), 0);
+	ck_assert_int_eq(perfring_record_validate(reg, &a, rec, 104, 0x200, &d), -EBADMSG);
+	ck_assert_uint_eq(d.offset, 0x200);
+	ck_assert_msg(strstr(d.msg, "MMAP2 build-id size 30"), "%s", d.msg);
+	perfring_registry_free(reg);
+}
+END_TEST
+
 /* Every record of every perf.data fixture validates (perf wrote them). */
 START_TEST(test_validate_fixtures)
 {
@@ -867,6 +895,7 @@ static Suite *source_suite(void)
 	tc = tcase_create("validate");
 	tcase_add_loop_test(tc, test_validate, 0, (int)(sizeof(vcases) / sizeof(vcases[0])));
 	tcase_add_test(tc, test_validate_sample);
+	tcase_add_test(tc, test_validate_plugin);
 	tcase_add_test(tc, test_validate_fixtures);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("resync");
