@@ -829,17 +829,51 @@ START_TEST(test_resync_source)
 	ck_assert_uint_eq(log.off[0], perfring_ring_data_file_offset(r) + 32);
 	perfring_source_close(s);
 
-	/* without RESYNC the source fails, naming file and offset */
-	ck_assert_int_eq(perfring_source_open(path, NULL, &d, &s), 0);
+	/* without RESYNC the source fails, naming file and offset (here the
+	 * name the options give: the path is still what is opened) */
+	{
+		PERFRING_SOURCE_OPTS(o, .name = "named ring");
+
+		ck_assert_int_eq(perfring_source_open(path, &o, &d, &s), 0);
+	}
 	n = 0;
 	while ((ret = perfring_source_next(s, &rec, &d)) == 1)
 		n++;
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(ret, -EBADMSG);
-	assert_diag(&d, path, perfring_ring_data_file_offset(r) + 32, "not a multiple of 8");
+	assert_diag(&d, "named ring", perfring_ring_data_file_offset(r) + 32, "not a multiple of 8");
 	/* sticky */
 	ck_assert_int_eq(perfring_source_next(s, &rec, &d), -EBADMSG);
 	perfring_source_close(s);
+	perfring_ring_close(r);
+}
+END_TEST
+
+/* RESYNC: a record of a type perf does not name is the caller's, not damage. */
+START_TEST(test_resync_unknown_type)
+{
+	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 0);
+	struct damage_log log = { 0 };
+	struct perfring_reader *rd;
+	PERFRING_READER_OPTS(o, .flags = PERFRING_READER_RESYNC, .on_damage = on_damage,
+			     .user = &log);
+	struct perfring_record rec = { .sz = sizeof(rec) };
+	unsigned char odd[24] = { 0 };
+	struct perfring_event_header h = { 40, 0, 24 };
+	int n = 0;
+
+	write_samples(r, 7, 1);
+	memcpy(odd, &h, 8);
+	ck_assert_int_eq(perfring_ring_write(r, odd), 0);
+	write_samples(r, 7, 1);
+	ck_assert_int_eq(perfring_reader_new_opts(r, &o, &rd), 0);
+	while (perfring_reader_next(rd, &rec) == 1) {
+		ck_assert_uint_eq(rec.hdr->type, n == 1 ? 40 : PERFRING_RECORD_SAMPLE);
+		n++;
+	}
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(log.n, 0);
+	perfring_reader_free(rd);
 	perfring_ring_close(r);
 }
 END_TEST
@@ -903,6 +937,7 @@ static Suite *source_suite(void)
 	tcase_add_test(tc, test_resync_nothing_after);
 	tcase_add_test(tc, test_resync_source);
 	tcase_add_test(tc, test_resync_overwrite);
+	tcase_add_test(tc, test_resync_unknown_type);
 	suite_add_tcase(s, tc);
 	return s;
 }
