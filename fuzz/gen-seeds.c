@@ -263,7 +263,7 @@ static void ring_seed(const struct ring_seed *rs)
 		}
 		(void)perfring_ring_write(r, buf);	/* -ENOSPC: counted, LOST follows */
 		if (rd && rs->consume_every && i % rs->consume_every == rs->consume_every - 1) {
-			struct perfring_record rec;
+			struct perfring_record rec = { .sz = sizeof(rec) };
 
 			while (perfring_reader_next(rd, &rec) == 1)
 				;
@@ -323,7 +323,7 @@ static void ring_file_seed(const char *name, uint32_t flags, unsigned records,
 			exit(1);
 		(void)perfring_ring_write(r, rec);
 		if (rd && consume_every && i % consume_every == consume_every - 1) {
-			struct perfring_record pr;
+			struct perfring_record pr = { .sz = sizeof(pr) };
 
 			while (perfring_reader_next(rd, &pr) == 1)
 				;
@@ -359,6 +359,8 @@ static const struct ring_seed ring_seeds[] = {
 	{ "overwrite-wrapped", 3 | 4, 256, 40, 0, 0 },
 	{ "overwrite-aborts", 3, 512, 50, 0, 5 },
 	{ "bigger", 2 | 4 | 0x100, 4096, 100, 9, 11 },
+	{ "resync-few", 2 | 32, 512, 6, 0, 0 },		/* the reader's RESYNC */
+	{ "resync-overwrite", 3 | 32, 512, 5, 0, 0 },
 };
 
 int main(int argc, char **argv)
@@ -386,6 +388,7 @@ int main(int argc, char **argv)
 	ring_file_seed("file-wrapped-lost", 0, 300, 50, 8 | 4);
 	ring_file_seed("file-writer", 0, 10, 0, 8 | 16 | 4);
 	ring_file_seed("file-overwrite", PERFRING_RING_OVERWRITE, 300, 0, 8 | 16 | 4);
+	ring_file_seed("file-source", 0, 6, 0, 8 | 32);	/* + perfring_source_open_fd */
 	printf("%u seed files written\n", nr_out);
 	return 0;
 }

@@ -7,6 +7,8 @@ lib_libperfring_la_SOURCES = \
 	lib/jit-internal.h \
 	lib/jitdump.c \
 	lib/perfdata.c \
+	lib/perfdata-count.c \
+	lib/perfdata-count.h \
 	lib/perfdata-features.c \
 	lib/perfdata-private.h \
 	lib/perfdata-swap.c \
@@ -14,6 +16,8 @@ lib_libperfring_la_SOURCES = \
 	lib/record.c \
 	lib/registry.c \
 	lib/ring.c \
+	lib/source.c \
+	lib/validate.c \
 	lib/writer.c \
 	lib/writer-private.h \
 	lib/writer-zstd.c \

@@ -31,6 +31,7 @@
 #include <zstd.h>
 #endif
 
+#include "perfdata-count.h"
 #include "perfdata-private.h"
 
 #define PD_MAGIC 0x32454c4946524550ull		/* "PERFILE2" */
@@ -813,6 +814,34 @@ PERFRING_API int perfring_perfdata_attr_by_id(const struct perfring_perfdata *pd
 	return pd ? idmap_find(pd, id) : -ENOENT;
 }
 
+PERFRING_API int perfring_perfdata_count(struct perfring_perfdata *pd, unsigned nthreads,
+					 struct perfring_diag *diag)
+{
+	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_stats st;
+	struct stat sb;
+	int r;
+
+	if (!pd)
+		return -EINVAL;
+	/* a fresh file-mode reader of this byte order on a regular file */
+	if (!pd->err && !pd->pipe && !pd->swap && !pd->z_active && pd->st.total == 0 &&
+	    fstat(pd->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (posix_fadvise(pd->fd, 0, 0, POSIX_FADV_SEQUENTIAL), 1) &&
+	    pr_count_headers(pd->fd, (uint64_t)pd->base + pd->hdr.data_offset,
+			     (uint64_t)pd->base + pd->data_end, nthreads, &st) == 0) {
+		pd->st = st;
+		/* at the end: the window is empty and starts there */
+		pd->buf_off = pd->data_end;
+		pd->len = pd->pos = 0;
+		pd->eof = 1;
+		return 0;
+	}
+	while ((r = perfring_perfdata_next(pd, &rec, diag)) == 1)
+		;
+	return r;
+}
+
 PERFRING_API const struct perfring_perfdata_stats *
 perfring_perfdata_get_stats(const struct perfring_perfdata *pd)
 {
@@ -938,47 +967,14 @@ static int skip_bytes(struct perfring_perfdata *pd, uint64_t n)
 	return 1;
 }
 
-/* Sample id of a native record, for attr resolution.  Returns 1 if found. */
+/* Sample id of a native record, for attr resolution (perf's rule, by the
+ * first attr).  Returns 1 if found. */
 static int record_id(const struct perfring_perfdata *pd, const unsigned char *p,
-		     size_t size, uint32_t type, uint64_t *id)
+		     size_t size, uint64_t *id)
 {
-	uint64_t st;
-	size_t pos;
-
-	if (!pd->nr_attrs || type >= PERFRING_RECORD_HEADER_ATTR)
+	if (!pd->nr_attrs)
 		return 0;
-	st = pd->attrs[0]->attr.sample_type;
-	if (type == PERFRING_RECORD_SAMPLE) {
-		if (st & PERFRING_SAMPLE_IDENTIFIER) {
-			pos = 8;
-		} else if (st & PERFRING_SAMPLE_ID) {
-			/* id_pos: IP, TID, TIME, ADDR come first */
-			pos = 8 + 8 * (!!(st & PERFRING_SAMPLE_IP) +
-				       !!(st & PERFRING_SAMPLE_TID) +
-				       !!(st & PERFRING_SAMPLE_TIME) +
-				       !!(st & PERFRING_SAMPLE_ADDR));
-		} else {
-			return 0;
-		}
-		if (pos + 8 > size)
-			return 0;
-		*id = pr_get64(p + pos);
-		return 1;
-	}
-	if (!(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL))
-		return 0;
-	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		pos = 8;
-	else if (st & PERFRING_SAMPLE_ID)
-		/* is_pos, counted from the end: ID, [STREAM_ID], [CPU] */
-		pos = 8 * (1 + !!(st & PERFRING_SAMPLE_CPU) +
-			   !!(st & PERFRING_SAMPLE_STREAM_ID));
-	else
-		return 0;
-	if (size < 8 + pos)
-		return 0;
-	*id = pr_get64(p + size - pos);
-	return 1;
+	return perfring_record_id(&pd->attrs[0]->attr, p, size, id) == 1;
 }
 
 static void resolve(struct perfring_perfdata *pd, unsigned char *p, size_t size,
@@ -994,7 +990,7 @@ static void resolve(struct perfring_perfdata *pd, unsigned char *p, size_t size,
 	if (!pd->nr_attrs || type >= PERFRING_RECORD_HEADER_ATTR)
 		return;
 	idx = 0;
-	if (record_id(pd, p, size, type, &id)) {
+	if (record_id(pd, p, size, &id)) {
 		rec->id = id;
 		rec->flags |= PERFRING_PERFDATA_REC_ID;
 		/* perf: synthesized records carry id 0 and go to the first

@@ -31,10 +31,10 @@ tools_libtool_input_la_CFLAGS = $(TOOL_CFLAGS)
 TOOL_LDADD = tools/libtool-msg.la lib/libperfring.la $(GLIB_LIBS)
 
 bin_PROGRAMS += tools/perfring-dump
-tools_perfring_dump_SOURCES = tools/perfring-dump.c tools/dump-count.c tools/dump-count.h
+tools_perfring_dump_SOURCES = tools/perfring-dump.c
 tools_perfring_dump_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_dump_CFLAGS = $(TOOL_CFLAGS)
-tools_perfring_dump_LDADD = tools/libtool-json.la $(TOOL_LDADD) -lpthread
+tools_perfring_dump_LDADD = tools/libtool-json.la $(TOOL_LDADD)
 
 # perfring-record loads the hw backend as a plugin (never linked in).
 bin_PROGRAMS += tools/perfring-record

@@ -595,7 +595,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 		if (in->done)
 			return 0;
 		if (in->kind == IN_RING) {
-			struct perfring_record r;
+			struct perfring_record r = { .sz = sizeof(r) };
 			uint64_t rpos = 0;
 
 			if (in->resync) {
