@@ -215,6 +215,8 @@ struct input {
 	struct perfring_perfdata *pd;
 	GQueue pending;			/* struct pending *: read ahead */
 	struct pending *cur;
+	int fd;				/* the file again, for the writer's copies */
+	bool from_file;			/* the last record is as it is in the file */
 };
 
 static int detect(const char *path, enum input_kind *kind)
@@ -592,6 +594,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 
 		if (in->done)
 			return 0;
+		in->from_file = false;
 		if (in->kind == IN_RING) {
 			struct perfring_record r;
 			uint64_t rpos = 0;
@@ -607,6 +610,8 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 					*offset = r.offset;
 					in->pos = r.pos + r.hdr->size;
 					rpos = r.pos;
+					in->from_file = (r.pos & (perfring_ring_data_size(in->ring) - 1)) +
+							*size <= perfring_ring_data_size(in->ring);
 				} else if (ret < 0) {
 					start_resync(in, perfring_reader_diag(in->rd));
 					if (in->resync)
@@ -664,6 +669,8 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 				*size = r.size;
 				*offset = r.offset;
 				*attr = r.attr;
+				in->from_file = !(r.flags & (PERFRING_PERFDATA_REC_COMPRESSED |
+							     PERFRING_PERFDATA_REC_SWAPPED));
 			}
 		}
 		if (record_ok(in->path, *offset, *attr, *rec, *size))
@@ -742,13 +749,13 @@ static int writer_add_events(struct perfring_writer *w)
 }
 
 static int writer_put(struct perfring_writer *w, int src, const char *file, uint64_t offset,
-		      const void *rec, size_t size)
+		      const void *rec, size_t size, int fd)
 {
 	struct perfring_diag diag;
 	int ret;
 
 	tool_diag_reset(&diag);
-	ret = perfring_writer_write(w, src, rec, size, &diag);
+	ret = perfring_writer_write_from(w, src, rec, size, fd, offset, &diag);
 
 	if (ret == -EINVAL) {
 		problem(file, offset, "%s", diag.msg[0] ? diag.msg : "record refused");
@@ -878,7 +885,7 @@ static int jit_feed(struct perfring_writer *w, struct jit_bake *b, int src, bool
 			}
 			return 0;
 		}
-		if (writer_put(w, src, "--jit", 0, rec, size) < 0)
+		if (writer_put(w, src, "--jit", 0, rec, size, -1) < 0)
 			return -1;
 	}
 	return 0;
@@ -910,10 +917,20 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	int bake_src = -1;
 	int status = TOOL_EXIT_USAGE;
 
+	for (int i = 0; i < nin; i++)
+		in[i].fd = -1;
 	for (int i = 0; i < nin; i++) {
+		struct stat st;
+
 		in[i].path = paths[i];
 		if (input_open(&in[i]) < 0)
 			goto out;
+		if (strcmp(paths[i], "-") &&
+		    (in[i].fd = open(paths[i], O_RDONLY | O_CLOEXEC)) >= 0 &&
+		    (fstat(in[i].fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(in[i].fd);
+			in[i].fd = -1;
+		}
 		any_ring |= in[i].kind == IN_RING;
 	}
 	if (opt_json_out) {
@@ -972,7 +989,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 					break;
 				if (bake && jit_bake_drop(bake, attr, rec, size))
 					continue;
-				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
+				if (writer_put(w, in[i].source, in[i].path, off, rec, size,
+					       in[i].from_file ? in[i].fd : -1) < 0)
 					goto out;
 				if (!(++done_records % 4096))
 					tool_progress("%" PRIu64 " records...", done_records);
@@ -1000,8 +1018,11 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		jit_summary(bake);
 out:
 	perfring_writer_abort(w);
-	for (int i = 0; i < nin; i++)
+	for (int i = 0; i < nin; i++) {
 		input_close(&in[i]);
+		if (in[i].fd >= 0)
+			close(in[i].fd);
+	}
 	g_free(in);
 	jit_bake_free(bake);
 	return status;
