@@ -146,7 +146,7 @@ static struct perfring_ring *new_ring(uint64_t size)
 /* Read everything available; returns records read. */
 static uint64_t drain(struct perfring_reader *rd)
 {
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t n = 0;
 	int rc;
 
@@ -185,7 +185,7 @@ struct rw_run {
 static void *rw_reader(void *arg)
 {
 	struct rw_run *run = arg;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t n = 0, sum = 0, batch = 0;
 	int rc;
 
@@ -488,7 +488,7 @@ static double pipe_rps(const struct stream *s, uint64_t n)
 static double ring_read_bw(const struct stream *s, struct perfring_ring *r,
 			   struct perfring_reader *rd, uint64_t *bytesp)
 {
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t i, n = (RING_SIZE - (4ull << 20)) / s->rec, sum = 0, got = 0;
 	double t0, t;
 	int rc;

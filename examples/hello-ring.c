@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	struct perfring_ring *ring, *rd_ring;
 	struct perfring_reader *rd;
 	struct perfring_diag diag = { 0 };
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	char msg[1024];
 	uint8_t buf[256];
 	int err, n;

@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct perfring_diag diag;
 	struct perfring_ring *r = NULL;
 	struct perfring_reader *rd = NULL;
-	struct perfring_reader_stats st;
+	struct perfring_reader_stats st = { .sz = sizeof(st) };
 	unsigned rounds, problems = 0;
 	uint64_t dsz;
 	void *map;
@@ -164,7 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (err)
 		goto out;
 	for (unsigned round = 0; round < rounds; round++) {
-		struct perfring_record rec;
+		struct perfring_record rec = { .sz = sizeof(rec) };
 		uint64_t got = 0;
 		int ret, pr;
 

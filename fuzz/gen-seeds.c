@@ -263,7 +263,7 @@ static void ring_seed(const struct ring_seed *rs)
 		}
 		(void)perfring_ring_write(r, buf);	/* -ENOSPC: counted, LOST follows */
 		if (rd && rs->consume_every && i % rs->consume_every == rs->consume_every - 1) {
-			struct perfring_record rec;
+			struct perfring_record rec = { .sz = sizeof(rec) };
 
 			while (perfring_reader_next(rd, &rec) == 1)
 				;
@@ -323,7 +323,7 @@ static void ring_file_seed(const char *name, uint32_t flags, unsigned records,
 			exit(1);
 		(void)perfring_ring_write(r, rec);
 		if (rd && consume_every && i % consume_every == consume_every - 1) {
-			struct perfring_record pr;
+			struct perfring_record pr = { .sz = sizeof(pr) };
 
 			while (perfring_reader_next(rd, &pr) == 1)
 				;

@@ -14,6 +14,8 @@ lib_libperfring_la_SOURCES = \
 	lib/record.c \
 	lib/registry.c \
 	lib/ring.c \
+	lib/source.c \
+	lib/validate.c \
 	lib/writer.c \
 	lib/writer-private.h \
 	lib/writer-zstd.c \

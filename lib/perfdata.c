@@ -931,47 +931,14 @@ static int skip_bytes(struct perfring_perfdata *pd, uint64_t n)
 	return 1;
 }
 
-/* Sample id of a native record, for attr resolution.  Returns 1 if found. */
+/* Sample id of a native record, for attr resolution (perf's rule, by the
+ * first attr).  Returns 1 if found. */
 static int record_id(const struct perfring_perfdata *pd, const unsigned char *p,
-		     size_t size, uint32_t type, uint64_t *id)
+		     size_t size, uint64_t *id)
 {
-	uint64_t st;
-	size_t pos;
-
-	if (!pd->nr_attrs || type >= PERFRING_RECORD_HEADER_ATTR)
+	if (!pd->nr_attrs)
 		return 0;
-	st = pd->attrs[0]->attr.sample_type;
-	if (type == PERFRING_RECORD_SAMPLE) {
-		if (st & PERFRING_SAMPLE_IDENTIFIER) {
-			pos = 8;
-		} else if (st & PERFRING_SAMPLE_ID) {
-			/* id_pos: IP, TID, TIME, ADDR come first */
-			pos = 8 + 8 * (!!(st & PERFRING_SAMPLE_IP) +
-				       !!(st & PERFRING_SAMPLE_TID) +
-				       !!(st & PERFRING_SAMPLE_TIME) +
-				       !!(st & PERFRING_SAMPLE_ADDR));
-		} else {
-			return 0;
-		}
-		if (pos + 8 > size)
-			return 0;
-		*id = pr_get64(p + pos);
-		return 1;
-	}
-	if (!(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL))
-		return 0;
-	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		pos = 8;
-	else if (st & PERFRING_SAMPLE_ID)
-		/* is_pos, counted from the end: ID, [STREAM_ID], [CPU] */
-		pos = 8 * (1 + !!(st & PERFRING_SAMPLE_CPU) +
-			   !!(st & PERFRING_SAMPLE_STREAM_ID));
-	else
-		return 0;
-	if (size < 8 + pos)
-		return 0;
-	*id = pr_get64(p + size - pos);
-	return 1;
+	return perfring_record_id(&pd->attrs[0]->attr, p, size, id) == 1;
 }
 
 static void resolve(struct perfring_perfdata *pd, unsigned char *p, size_t size,
@@ -987,7 +954,7 @@ static void resolve(struct perfring_perfdata *pd, unsigned char *p, size_t size,
 	if (!pd->nr_attrs || type >= PERFRING_RECORD_HEADER_ATTR)
 		return;
 	idx = 0;
-	if (record_id(pd, p, size, type, &id)) {
+	if (record_id(pd, p, size, &id)) {
 		rec->id = id;
 		rec->flags |= PERFRING_PERFDATA_REC_ID;
 		/* perf: synthesized records carry id 0 and go to the first

@@ -261,30 +261,42 @@ PERFRING_API size_t perfring_record_trailer_size(const struct perfring_attr *att
 	return perfring_sample_id_size(attr->sample_type);
 }
 
-/* Header plus fixed body; strings and arrays count as empty. */
-static const uint16_t kernel_min[PERFRING_RECORD_KERNEL_MAX] = {
-	[PERFRING_RECORD_MMAP] = 40,		/* pid tid addr len pgoff */
-	[PERFRING_RECORD_LOST] = 24,		/* id lost */
-	[PERFRING_RECORD_COMM] = 16,		/* pid tid */
-	[PERFRING_RECORD_EXIT] = 32,		/* pid ppid tid ptid time */
-	[PERFRING_RECORD_THROTTLE] = 32,	/* time id stream_id */
-	[PERFRING_RECORD_UNTHROTTLE] = 32,
-	[PERFRING_RECORD_FORK] = 32,
-	[PERFRING_RECORD_READ] = 24,		/* pid tid + first read_format u64 */
-	[PERFRING_RECORD_SAMPLE] = 8,		/* sample_type may be 0 */
-	[PERFRING_RECORD_MMAP2] = 72,		/* ... prot flags */
-	[PERFRING_RECORD_AUX] = 32,		/* aux_offset aux_size flags */
-	[PERFRING_RECORD_ITRACE_START] = 16,	/* pid tid */
-	[PERFRING_RECORD_LOST_SAMPLES] = 16,	/* lost */
-	[PERFRING_RECORD_SWITCH] = 8,
-	[PERFRING_RECORD_SWITCH_CPU_WIDE] = 16,	/* next_prev_pid/tid */
-	[PERFRING_RECORD_NAMESPACES] = 24,	/* pid tid nr_namespaces */
-	[PERFRING_RECORD_KSYMBOL] = 24,		/* addr len ksym_type flags */
-	[PERFRING_RECORD_BPF_EVENT] = 24,	/* type flags id tag[8] */
-	[PERFRING_RECORD_CGROUP] = 16,		/* id */
-	[PERFRING_RECORD_TEXT_POKE] = 24,	/* addr old_len new_len, padded */
-	[PERFRING_RECORD_AUX_OUTPUT_HW_ID] = 16, /* hw_id */
+/*
+ * The body of each kernel record type: header plus fixed body (strings and
+ * arrays count as empty), and how the whole body (trailer excluded) follows
+ * from the record's own fields.  The one table of body sizes: min_size and
+ * the validator (validate.c) read it.
+ */
+static const struct pr_body_rule kernel_body[PERFRING_RECORD_KERNEL_MAX] = {
+	[PERFRING_RECORD_MMAP] = { 40, PR_BODY_STRING },	/* pid tid addr len pgoff fn */
+	[PERFRING_RECORD_LOST] = { 24, PR_BODY_FIXED },		/* id lost */
+	[PERFRING_RECORD_COMM] = { 16, PR_BODY_STRING },	/* pid tid comm */
+	[PERFRING_RECORD_EXIT] = { 32, PR_BODY_FIXED },		/* pid ppid tid ptid time */
+	[PERFRING_RECORD_THROTTLE] = { 32, PR_BODY_FIXED },	/* time id stream_id */
+	[PERFRING_RECORD_UNTHROTTLE] = { 32, PR_BODY_FIXED },
+	[PERFRING_RECORD_FORK] = { 32, PR_BODY_FIXED },
+	[PERFRING_RECORD_READ] = { 24, PR_BODY_MIN },		/* pid tid + read_format */
+	[PERFRING_RECORD_SAMPLE] = { 8, PR_BODY_MIN },		/* sample_type may be 0 */
+	[PERFRING_RECORD_MMAP2] = { 72, PR_BODY_STRING },	/* ... prot flags fn */
+	[PERFRING_RECORD_AUX] = { 32, PR_BODY_FIXED },		/* aux_offset aux_size flags */
+	[PERFRING_RECORD_ITRACE_START] = { 16, PR_BODY_FIXED },	/* pid tid */
+	[PERFRING_RECORD_LOST_SAMPLES] = { 16, PR_BODY_FIXED },	/* lost */
+	[PERFRING_RECORD_SWITCH] = { 8, PR_BODY_FIXED },
+	[PERFRING_RECORD_SWITCH_CPU_WIDE] = { 16, PR_BODY_FIXED }, /* next_prev_pid/tid */
+	[PERFRING_RECORD_NAMESPACES] = { 24, PR_BODY_NAMESPACES }, /* pid tid nr, nr x 16 */
+	[PERFRING_RECORD_KSYMBOL] = { 24, PR_BODY_STRING },	/* addr len ksym_type flags name */
+	[PERFRING_RECORD_BPF_EVENT] = { 24, PR_BODY_FIXED },	/* type flags id tag[8] */
+	[PERFRING_RECORD_CGROUP] = { 16, PR_BODY_STRING },	/* id path */
+	[PERFRING_RECORD_TEXT_POKE] = { 24, PR_BODY_TEXT_POKE }, /* addr old_len new_len bytes */
+	[PERFRING_RECORD_AUX_OUTPUT_HW_ID] = { 16, PR_BODY_FIXED }, /* hw_id */
 };
+
+PR_HIDDEN const struct pr_body_rule *pr_body_rule(uint32_t type)
+{
+	if (type >= PERFRING_RECORD_KERNEL_MAX || !kernel_body[type].min)
+		return NULL;
+	return &kernel_body[type];
+}
 
 static const uint16_t user_min[PERFRING_RECORD_HEADER_MAX - USER_FIRST] = {
 	[PERFRING_RECORD_HEADER_ATTR - USER_FIRST] = 8 + PERFRING_ATTR_SIZE_VER0,
@@ -313,7 +325,7 @@ PERFRING_API size_t perfring_record_min_size(uint32_t type)
 	size_t m = 0;
 
 	if (type < PERFRING_RECORD_KERNEL_MAX)
-		m = kernel_min[type];
+		m = kernel_body[type].min;
 	else if (type >= USER_FIRST && type < PERFRING_RECORD_HEADER_MAX)
 		m = user_min[type - USER_FIRST];
 	return m ? m : sizeof(struct perfring_event_header);

@@ -938,7 +938,6 @@ PERFRING_API int perfring_ring_open_fd(int fd, unsigned mode, struct perfring_di
 {
 	char name[256], link[64];
 	ssize_t n;
-	int dfd, err;
 
 	if (!out || fd < 0 || !mode || (mode & ~(PERFRING_RING_READ | PERFRING_RING_WRITE)))
 		return -EINVAL;
@@ -949,6 +948,16 @@ PERFRING_API int perfring_ring_open_fd(int fd, unsigned mode, struct perfring_di
 		name[n] = 0;
 	else
 		snprintf(name, sizeof(name), "fd %d", fd);
+	return pr_ring_open_fd_named(fd, mode, name, diag, out);
+}
+
+/* perfring_ring_open_fd with the name diagnostics use (also source.c). */
+PR_HIDDEN int pr_ring_open_fd_named(int fd, unsigned mode, const char *name,
+				    struct perfring_diag *diag, struct perfring_ring **out)
+{
+	int dfd, err;
+
+	*out = NULL;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0) {
 		err = -errno;
@@ -1506,9 +1515,24 @@ struct perfring_reader {
 	int in_snap;			/* records of a snapshot being returned */
 	int pending_err;		/* reported after the snapshot's records */
 	struct perfring_diag pending_diag;
+	uint64_t pending_pos, pending_skip; /* where the damage is, bytes lost */
+	uint64_t reported_pos;		/* RESYNC: damage already reported */
+	int have_reported;
+	/* options */
+	uint32_t flags;			/* PERFRING_READER_* */
+	const struct perfring_registry *registry;
+	perfring_problem_fn on_damage;
+	void *user;
 };
 
 PERFRING_API int perfring_reader_new(struct perfring_ring *r, struct perfring_reader **out)
+{
+	return perfring_reader_new_opts(r, NULL, out);
+}
+
+PERFRING_API int perfring_reader_new_opts(struct perfring_ring *r,
+					  const struct perfring_reader_opts *o,
+					  struct perfring_reader **out)
 {
 	struct perfring_reader *rd;
 
@@ -1517,10 +1541,18 @@ PERFRING_API int perfring_reader_new(struct perfring_ring *r, struct perfring_re
 	*out = NULL;
 	if (!r)
 		return -EINVAL;
+	if (o && (o->sz < sizeof(*o) || (o->flags & ~PERFRING_READER_RESYNC)))
+		return -EINVAL;
 	rd = calloc(1, sizeof(*rd));
 	if (!rd)
 		return -ENOMEM;
 	rd->r = r;
+	if (o) {
+		rd->flags = o->flags;
+		rd->registry = o->registry;
+		rd->on_damage = o->on_damage;
+		rd->user = o->user;
+	}
 	rd->bounce = malloc(PR_BOUNCE_SIZE);
 	if (!rd->bounce)
 		goto nomem;
@@ -1741,6 +1773,8 @@ static uint64_t ow_snapshot(struct perfring_reader *rd, unsigned char *snap, uin
 			pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
 				    "record size %u %s at ring position 0x%" PRIx64,
 				    h.size, h.size < 8 ? "below 8" : "is not a multiple of 8", pos);
+			rd->pending_pos = pos;
+			rd->pending_skip = lim - off;
 			break;
 		}
 		if (h.size > lim - off)
@@ -1759,6 +1793,21 @@ static int reader_next_ow(struct perfring_reader *rd, struct perfring_record *re
 		if (rd->next_idx == 0) {
 			int err;
 
+			if (rd->pending_err && (rd->flags & PERFRING_READER_RESYNC)) {
+				/* the rest of the window cannot be framed:
+				 * report it once, count it, go on */
+				rd->pending_err = 0;
+				rd->in_snap = 0;
+				if (!rd->have_reported || rd->reported_pos != rd->pending_pos) {
+					rd->have_reported = 1;
+					rd->reported_pos = rd->pending_pos;
+					rd->st.resyncs++;
+					rd->st.skipped_bytes += rd->pending_skip;
+					if (rd->on_damage)
+						rd->on_damage(&rd->pending_diag, rd->user);
+				}
+				return 0;
+			}
 			if (rd->pending_err) {
 				rd->diag = rd->pending_diag;
 				rd->err = rd->pending_err;
@@ -1847,6 +1896,78 @@ static void release_passed(struct perfring_reader *rd)
 	rd->released = rd->pos;
 }
 
+/* The attr of a record: the event whose ids hold its sample id, else event 0's. */
+static const struct perfring_attr *rec_attr(const struct perfring_ring *r,
+					    const unsigned char *p, size_t size)
+{
+	const struct perfring_attr *a0 = perfring_ring_attr_for_id(r, 0);
+	uint64_t id;
+
+	if (a0 && perfring_ring_nr_events(r) > 1 && perfring_record_id(a0, p, size, &id) == 1)
+		return perfring_ring_attr_for_id(r, id);
+	return a0;
+}
+
+static void damage(struct perfring_reader *rd, const struct perfring_diag *d)
+{
+	if (rd->on_damage)
+		rd->on_damage(d, rd->user);
+}
+
+/*
+ * RESYNC: is there a plausible record at pos (below head)?  A kernel type
+ * perf knows, framed within head, that validates (copied to the bounce
+ * buffer to be checked).
+ */
+static int plausible(struct perfring_reader *rd, uint64_t pos, uint64_t head)
+{
+	const struct perfring_ring *r = rd->r;
+	uint64_t avail = head - pos;
+	struct perfring_event_header h;
+
+	if (avail < 8)
+		return 0;
+	memcpy(&h, r->data + (pos & r->mask), sizeof(h));
+	if (h.type == PERFRING_RECORD_PAD || h.type >= PERFRING_RECORD_KERNEL_MAX ||
+	    !perfring_record_type_name(h.type))
+		return 0;
+	if (h.size < 8 || (h.size & 7) || h.size > avail || h.size < perfring_record_min_size(h.type))
+		return 0;
+	ring_get(r, pos, rd->bounce, h.size);
+	pr_put16(rd->bounce + 6, h.size);
+	return perfring_record_validate(rd->registry, rec_attr(r, rd->bounce, h.size), rd->bounce,
+					h.size, 0, NULL) == 0;
+}
+
+/*
+ * RESYNC: the record at bad is damaged.  Go on at the next plausible record
+ * (8-byte steps from bad + 8), or at head if none; say where through
+ * on_damage, and count the bytes stepped over.
+ */
+static void resync(struct perfring_reader *rd, uint64_t bad, uint64_t head)
+{
+	const struct perfring_ring *r = rd->r;
+	struct perfring_diag d;
+	uint64_t p;
+
+	rd->st.resyncs++;
+	for (p = (bad & ~(uint64_t)7) + 8; p - bad < head - bad && head - p >= 8; p += 8) {
+		if (plausible(rd, p, head)) {
+			rd->st.skipped_bytes += p - bad;
+			pr_diag_set(&d, -EBADMSG, r->name, data_off(r, p),
+				    "resynchronised after %" PRIu64 " damaged bytes", p - bad);
+			damage(rd, &d);
+			rd->pos = p;
+			return;
+		}
+	}
+	rd->st.skipped_bytes += head - bad;
+	pr_diag_set(&d, -EBADMSG, r->name, data_off(r, bad),
+		    "no valid record in the %" PRIu64 " bytes after the damage", head - bad);
+	damage(rd, &d);
+	rd->pos = head;
+}
+
 PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfring_record *rec)
 {
 	struct perfring_ring *r;
@@ -1878,8 +1999,13 @@ PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfrin
 			return 0;
 		release_passed(rd);
 		err = frame_check(rd, &rd->diag, rd->pos, head, &size);
-		if (err)
-			return rd->err = err;
+		if (err) {
+			if (!(rd->flags & PERFRING_READER_RESYNC))
+				return rd->err = err;
+			damage(rd, &rd->diag);
+			resync(rd, rd->pos, head);
+			continue;
+		}
 		o = rd->pos & r->mask;
 		if (pr_get32(r->data + o) == PERFRING_RECORD_PAD) {
 			rd->st.pads++;
@@ -1893,6 +2019,15 @@ PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfrin
 		ring_get(r, rd->pos, rd->bounce, size);
 		pr_put16(rd->bounce + 6, (uint16_t)size);
 		p = rd->bounce;
+		if ((rd->flags & PERFRING_READER_RESYNC) &&
+		    perfring_record_validate(rd->registry, rec_attr(r, p, size), p, size,
+					     data_off(r, rd->pos), &rd->diag) < 0) {
+			/* its size may swallow the records after it */
+			snprintf(rd->diag.file, sizeof(rd->diag.file), "%s", r->name);
+			damage(rd, &rd->diag);
+			resync(rd, rd->pos, head);
+			continue;
+		}
 		count_record(rd, p, size);
 		rec->hdr = (const struct perfring_event_header *)(void *)p;
 		rec->pos = rd->pos;
@@ -1918,41 +2053,30 @@ PERFRING_API const struct perfring_diag *perfring_reader_diag(const struct perfr
 PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
 					struct perfring_reader_stats *st)
 {
-	if (rd && st)
-		*st = rd->st;
+	size_t sz;
+
+	if (!rd || !st || st->sz <= sizeof(st->sz))
+		return;
+	sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
+	memcpy((unsigned char *)st + sizeof(st->sz), (const unsigned char *)&rd->st + sizeof(st->sz),
+	       sz - sizeof(st->sz));
 }
 
 /*
- * Per-record problems (they do not stop the walk): a body shorter than the
- * type's fixed part plus the sample_id_all trailer event 0's attr implies,
- * or a type in the kernel's range that perf does not know.  Returns 1 if
- * one was found.
+ * Per-record problems (they do not stop the walk): what
+ * perfring_record_validate finds, with the attr of the record's sample id.
+ * Returns 1 if one was found.
  */
 static int record_problem(struct perfring_reader *rd, struct perfring_diag *d, uint64_t pos,
 			  const unsigned char *rec, uint32_t size)
 {
 	const struct perfring_ring *r = rd->r;
-	uint32_t type = pr_get32(rec);
-	const struct perfring_attr *a = perfring_ring_attr_for_id(r, 0);
-	size_t min, tr;
 
-	if (type == PERFRING_RECORD_PAD)
+	if (perfring_record_validate(rd->registry, rec_attr(r, rec, size), rec, size,
+				     data_off(r, pos), d) == 0)
 		return 0;
-	if (type >= PERFRING_RECORD_KERNEL_MAX && type < PERFRING_RECORD_HEADER_ATTR) {
-		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
-			    "unknown kernel record type %" PRIu32 " at ring position 0x%" PRIx64,
-			    type, pos);
-		return 1;
-	}
-	min = perfring_record_min_size(type);
-	tr = type < PERFRING_RECORD_KERNEL_MAX ? perfring_record_trailer_size(a, type) : 0;
-	if (size < min + tr) {
-		pr_diag_set(d, -EBADMSG, r->name, data_off(r, pos),
-			    "record of type %" PRIu32 " has %" PRIu32 " bytes, needs at least %zu (body %zu + trailer %zu) at ring position 0x%" PRIx64,
-			    type, size, min + tr, min, tr, pos);
-		return 1;
-	}
-	return 0;
+	snprintf(d->file, sizeof(d->file), "%s", r->name);
+	return 1;
 }
 
 PERFRING_API int perfring_reader_check(struct perfring_reader *rd, perfring_problem_fn fn,

@@ -136,7 +136,7 @@ START_TEST(test_crash_100)
 		_Atomic uint64_t *committed;
 		struct perfring_ring *r;
 		struct perfring_reader *rd;
-		struct perfring_record rec;
+		struct perfring_record rec = { .sz = sizeof(rec) };
 		struct perfring_diag d;
 		uint64_t seq, want = 0, c;
 		pid_t pid;
@@ -307,7 +307,7 @@ START_TEST(test_hostile_process)
 	t0 = now_s();
 	while (now_s() - t0 < limit) {
 		struct perfring_reader *rd;
-		struct perfring_record rec;
+		struct perfring_record rec = { .sz = sizeof(rec) };
 		int ret;
 
 		opens++;
@@ -364,7 +364,7 @@ static void write_read(struct perfring_ring *r, uint64_t first, uint64_t n, size
 {
 	static unsigned char buf[65536];
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t seq, end = first + n;
 
 	ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
@@ -432,7 +432,7 @@ START_TEST(test_1gib_ring)
 	PERFRING_RING_OPTS(o, .backing = PERFRING_RING_ANON, .data_size = gib);
 	struct perfring_ring *r = NULL;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t i, seq, n = 0, next = 0;
 	int ret;
 	double t0 = now_s();

@@ -344,7 +344,7 @@ static void drain_all(struct perfring_backend *b, struct perfring_reader **rd, u
 		      const uint64_t *ids, uint32_t nids, const char *wl, struct drained *out)
 {
 	for (uint32_t i = 0; i < nr; i++) {
-		struct perfring_record rec;
+		struct perfring_record rec = { .sz = sizeof(rec) };
 		int ret;
 
 		while ((ret = perfring_reader_next(rd[i], &rec)) == 1) {
@@ -691,7 +691,7 @@ START_TEST(lost_counted)
 	struct perfring_diag d = { 0 };
 	struct perfring_backend *b = NULL;
 	struct perfring_reader *rd[64];
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t lost = 0, lost_records = 0, in_records = 0;
 	uint32_t nr;
 	int ret, bits = 0;
@@ -728,7 +728,7 @@ START_TEST(lost_counted)
 		}
 	}
 	for (uint32_t i = 0; i < nr; i++) {
-		struct perfring_reader_stats st;
+		struct perfring_reader_stats st = { .sz = sizeof(st) };
 
 		perfring_reader_stats(rd[i], &st);
 		lost += st.lost;
@@ -762,7 +762,7 @@ START_TEST(ring_file_survives_kill)
 	struct perfring_diag d = { 0 };
 	struct perfring_ring *r = NULL;
 	struct perfring_reader *rd = NULL;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_event_desc ev;
 	unsigned samples = 0, in_wl = 0;
 	pid_t rec_pid;

@@ -272,7 +272,7 @@ START_TEST(test_layout_backings)
 		struct perfring_mmap_page *h = perfring_ring_header(r);
 		uint32_t ps = perfring_ring_page_size(r);
 		struct perfring_reader *rd;
-		struct perfring_record rec;
+		struct perfring_record rec = { .sz = sizeof(rec) };
 		unsigned wr;
 		uint64_t seq;
 
@@ -370,7 +370,7 @@ START_TEST(test_layout_reopen_file)
 	struct perfring_diag d;
 	struct perfring_ring *r, *r2;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_event_desc e;
 	char path[512];
 	unsigned wr;
@@ -431,7 +431,7 @@ START_TEST(test_layout_reopen_memfd)
 	struct perfring_ring *r, *r2, *r3;
 	struct perfring_diag d;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	char path[64];
 	unsigned wr;
 	uint64_t seq;
@@ -550,7 +550,7 @@ START_TEST(test_wrap_reassembled)
 {
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, 0);
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	unsigned char ref[1024];
 	uint64_t seq = 0, got = 0, wraps = 0, i;
 
@@ -618,9 +618,9 @@ START_TEST(test_lost_record)
 					  .identifier = 42 };
 	struct perfring_ring *r;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_ring_stats st;
-	struct perfring_reader_stats rs;
+	struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 	struct perfring_wr w;
 	uint64_t t0, t1, i, v;
 	unsigned wr;
@@ -723,7 +723,7 @@ START_TEST(test_lost_no_events)
 	PERFRING_RING_OPTS(o, .data_size = 4096);
 	struct perfring_ring *r;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t v;
 
 	ck_assert_int_eq(perfring_ring_create(&o, &r), 0);
@@ -751,7 +751,7 @@ START_TEST(test_lost_deferred)
 {
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, 0);
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_wr w;
 	uint64_t v;
 
@@ -785,8 +785,8 @@ START_TEST(test_abort_rollback_and_pad)
 {
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, 0);
 	struct perfring_reader *rd;
-	struct perfring_record rec;
-	struct perfring_reader_stats rs;
+	struct perfring_record rec = { .sz = sizeof(rec) };
+	struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 	struct perfring_ring_stats st;
 	struct perfring_wr w1, w2;
 	unsigned char buf[64];
@@ -880,7 +880,7 @@ static void *hammer_reader(void *arg)
 {
 	struct hammer *h = arg;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t expect = 0, lost_since = 0, spins = 0;
 	int n;
 
@@ -1031,7 +1031,7 @@ struct nest_check {
 
 static void nest_drain(struct perfring_reader *rd, struct nest_check *c)
 {
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	int n;
 
 	while ((n = perfring_reader_next(rd, &rec)) == 1) {
@@ -1071,7 +1071,7 @@ START_TEST(test_nesting_sigalrm)
 	struct itimerval it = { { 0, 30 }, { 0, 30 } }, off = { { 0, 0 }, { 0, 0 } };
 	struct sigaction sa;
 	struct perfring_reader *rd;
-	struct perfring_reader_stats rs;
+	struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 	struct perfring_ring_stats st;
 	struct nest_check c;
 	uint64_t iters = scaled(300000, 3000), i, main_seq = 0, aborts = 0, exp_pads = 0;
@@ -1219,7 +1219,7 @@ static void child_writer(const char *path, int fd, uint64_t n, struct shared_cou
 /* Read and verify records; returns records read.  *seq is the next expected. */
 static uint64_t read_verify(struct perfring_reader *rd, uint64_t *seq, uint64_t max, int consume_each)
 {
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t got = 0;
 	int n;
 
@@ -1422,6 +1422,21 @@ static void on_problem(const struct perfring_diag *d, void *user)
 	pl->last = *d;
 }
 
+/* Problems of check(): SAMPLE bodies the attr does not describe, others. */
+struct sample_problems {
+	int sample, other;
+};
+
+static void count_sample_problem(const struct perfring_diag *d, void *user)
+{
+	struct sample_problems *sp = user;
+
+	if (!strncmp(d->msg, "SAMPLE", 6))
+		sp->sample++;
+	else
+		sp->other++;
+}
+
 enum corrupt { C_HEAD_BEHIND, C_HEAD_AHEAD, C_SIZE0, C_SIZE4, C_UNALIGNED, C_PAST_HEAD,
 	       C_HEAD_MIDHDR, C_TAIL_UNALIGNED, C_NR };
 
@@ -1430,7 +1445,7 @@ static void hostile_case(int c)
 	char path[512];
 	struct perfring_ring *r;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_mmap_page *h;
 	struct problem_log pl;
 	unsigned char *data;
@@ -1534,7 +1549,7 @@ START_TEST(test_hostile_fuzz_data)
 
 	for (round = 0; round < rounds; round++) {
 		struct perfring_reader *rd;
-		struct perfring_record rec;
+		struct perfring_record rec = { .sz = sizeof(rec) };
 		int calls, n = 1;
 		size_t i;
 
@@ -1685,7 +1700,7 @@ START_TEST(test_hostile_descriptor_fuzz)
 		err = perfring_ring_open(path, PERFRING_RING_READ, &d, &r);
 		if (err == 0) {
 			struct perfring_reader *rd;
-			struct perfring_record rec;
+			struct perfring_record rec = { .sz = sizeof(rec) };
 			uint32_t i;
 			int calls = 0;
 
@@ -1721,7 +1736,7 @@ END_TEST
 static uint64_t ow_read(struct perfring_reader *rd, uint64_t *first, uint64_t *last,
 			uint64_t *bytes)
 {
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t n = 0, prev = 0;
 	int rc;
 
@@ -1749,7 +1764,7 @@ START_TEST(test_overwrite_newest)
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 16384, PERFRING_RING_OVERWRITE);
 	struct perfring_reader *rd;
 	struct perfring_ring_stats st;
-	struct perfring_reader_stats rs;
+	struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 	struct perfring_wr w;
 	uint64_t i, first = 0, last = 0, bytes, n, total = 0;
 
@@ -1788,7 +1803,14 @@ START_TEST(test_overwrite_newest)
 	ck_assert_uint_eq(first, 5010);
 	perfring_reader_stats(rd, &rs);
 	ck_assert_uint_eq(rs.pads, 1);
-	ck_assert_int_eq(perfring_reader_check(rd, NULL, NULL), 0);
+	{
+		/* The test records are not samples their attr describes:
+		 * check() reports their bodies, never a pad or the framing. */
+		struct sample_problems sp = { 0 };
+
+		ck_assert_int_eq(perfring_reader_check(rd, count_sample_problem, &sp), sp.sample);
+		ck_assert_int_eq(sp.other, 0);
+	}
 	perfring_reader_free(rd);
 
 	/* A new reader sees the whole window again, oldest to newest. */
@@ -1807,7 +1829,7 @@ START_TEST(test_overwrite_file_crash)
 	char path[512];
 	struct perfring_ring *r, *rw;
 	struct perfring_reader *rd;
-	struct perfring_reader_stats rs;
+	struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 	struct perfring_diag d;
 	uint64_t first = 0, last = 0, bytes, n;
 	pid_t pid;
@@ -1916,7 +1938,7 @@ struct ow_nest_check {
 
 static void ow_nest_drain(struct perfring_reader *rd, struct ow_nest_check *c)
 {
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	int n;
 
 	while ((n = perfring_reader_next(rd, &rec)) == 1) {
@@ -2023,7 +2045,7 @@ START_TEST(test_overwrite_hostile)
 	struct perfring_mmap_page *h = perfring_ring_header(r);
 	unsigned char *data = (unsigned char *)h + perfring_ring_page_size(r);
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct problem_log pl;
 	uint64_t i;
 	unsigned wr;
@@ -2057,7 +2079,7 @@ START_TEST(test_layout_readonly_fd)
 	char path[512];
 	struct perfring_ring *r, *ro;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag d;
 	int fd;
 
@@ -2090,7 +2112,7 @@ START_TEST(test_wrap_mapping)
 	struct perfring_mmap_page *h = m;
 	struct perfring_ring *r, *r2;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag d;
 	unsigned wr;
 	uint64_t seq;
@@ -2124,7 +2146,7 @@ START_TEST(test_check_short_lost)
 {
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, 0);
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct problem_log pl;
 	unsigned char lost[24] = { 0 };
 	struct perfring_event_header hh = { PERFRING_RECORD_LOST, 0, 24 };
@@ -2173,7 +2195,7 @@ START_TEST(test_memory_flat_read)
 	struct perfring_event_desc ev = { .attr = &attr };
 	struct perfring_ring *w, *r;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	uint64_t data_size = 256u << 20, n = 0, want;
 	unsigned char buf[4096] = { 0 };
 	struct perfring_event_header h = { .type = PERFRING_RECORD_SAMPLE, .size = sizeof(buf) };
@@ -2235,7 +2257,7 @@ static void half_lap(struct perfring_ring *r, struct perfring_reader *rd, uint64
 {
 	unsigned char buf[1024] = { 0 };
 	struct perfring_event_header h = { .type = PERFRING_RECORD_SAMPLE, .size = sizeof(buf) };
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 
 	memcpy(buf, &h, sizeof(h));
 	for (uint64_t i = 0; i < data_size / sizeof(buf) / 2; i++, (*n)++)

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 		first = n - 4096 / (int)pos[0].size;
 	} else {
 		struct perfring_reader *rd;
-		struct perfring_record rec;
+		struct perfring_record rec = { .sz = sizeof(rec) };
 
 		for (n = 0; n < 60; n++)
 			if (put(r, 1000 + (uint64_t)n, &pos[n]) < 0)

@@ -410,7 +410,7 @@ static int input_next(struct dump *d, struct item *it)
 	int ret;
 
 	if (d->is_ring) {
-		struct perfring_record r;
+		struct perfring_record r = { .sz = sizeof(r) };
 
 		ret = perfring_reader_next(d->rd, &r);
 		if (ret == 1) {

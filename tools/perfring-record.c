@@ -342,7 +342,7 @@ static int synth_cb(const void *rec, size_t size, void *user)
 static void drain(struct rec *r)
 {
 	for (uint32_t i = 0; i < r->nring; i++) {
-		struct perfring_record pr;
+		struct perfring_record pr = { .sz = sizeof(pr) };
 		int ret;
 
 		if (!r->readers[i])
@@ -650,7 +650,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 				   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	}
 	for (uint32_t i = 0; i < r.nring; i++) {
-		struct perfring_reader_stats rs;
+		struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 
 		if (!r.readers[i])
 			continue;

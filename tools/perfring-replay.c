@@ -596,7 +596,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 			return 0;
 		in->from_file = false;
 		if (in->kind == IN_RING) {
-			struct perfring_record r;
+			struct perfring_record r = { .sz = sizeof(r) };
 			uint64_t rpos = 0;
 
 			if (in->resync) {

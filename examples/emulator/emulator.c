@@ -255,7 +255,7 @@ static void write_perf_data(const char *ring_path, const char *out)
 	struct perfring_writer *w;
 	struct perfring_ring *r;
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_event_desc ev;
 	char msg[1024];
 	int n;

@@ -241,7 +241,7 @@ static uint64_t write_perf_data(const char *out)
 {
 	struct perfring_diag diag = { 0 };
 	struct perfring_reader *rd;
-	struct perfring_record rec;
+	struct perfring_record rec = { .sz = sizeof(rec) };
 	struct perfring_writer *w;
 	uint64_t n = 0;
 	int ret;

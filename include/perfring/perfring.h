@@ -72,6 +72,7 @@ PERFRING_API void perfring_set_log(perfring_log_fn fn, void *user);
 #include <perfring/records.h>
 #include <perfring/ring.h>
 #include <perfring/perfdata.h>
+#include <perfring/source.h>
 #include <perfring/writer.h>
 #include <perfring/sideband.h>
 #include <perfring/registry.h>

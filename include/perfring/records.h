@@ -423,6 +423,50 @@ PERFRING_API size_t perfring_record_min_size(uint32_t type);
 #define perfring_record_contains(size, T, field)				\
 	((size_t)(size) >= offsetof(T, field) + sizeof(((T *)0)->field))
 
+/* ---- sample id and validation (lib/validate.c) ------------------------------ */
+struct perfring_registry;
+
+/*
+ * perf's id positions for a sample_type (evsel id_pos / is_pos): *id_pos is
+ * the u64 word of the id in a SAMPLE body (IDENTIFIER: 0), *is_pos the
+ * word counted back from the end of a sample_id_all trailer (IDENTIFIER:
+ * 1); both -1 when the sample_type has neither ID nor IDENTIFIER.
+ * Either pointer may be NULL.
+ */
+PERFRING_API void perfring_sample_id_pos(uint64_t sample_type, int *id_pos, int *is_pos);
+
+/*
+ * The sample id of a record, by perf's rule: a SAMPLE's from the start of
+ * its body (ID/IDENTIFIER position), another kernel record's from the end of
+ * its sample_id_all trailer.  attr: any event of the file (perf requires the
+ * positions to agree).  Returns 1 and *id; 0 when the record carries none
+ * (no attr, a perf-tool record, no ID/IDENTIFIER, no sample_id_all);
+ * -EBADMSG when it is too short to hold it.
+ */
+PERFRING_API int perfring_record_id(const struct perfring_attr *attr, const void *rec,
+				    size_t size, uint64_t *id);
+
+/*
+ * One validator for a whole record: header (size >= 8, size == len, type's
+ * minimum body), the body size of each known type (exact where fixed),
+ * terminated strings (COMM, MMAP, MMAP2, KSYMBOL, CGROUP), the
+ * sample_id_all trailer against attr, SAMPLE fields incl. callchain nr and
+ * branch-stack nr within the record, LOST; with reg, a plugin-claimed type
+ * is decoded by its plugin.  attr may be NULL (then only what needs no
+ * attr).  Returns 0, or -EBADMSG with diag: diag->offset = `offset` (the
+ * caller's offset of the record), diag->msg says what and where inside
+ * ("SAMPLE: callchain nr 9000 ...").  Records with type >= 64 (perf's user
+ * records) are checked for framing and the known fixed sizes only; their
+ * size need not be a multiple of 8 for HEADER_FEATURE, HEADER_BUILD_ID,
+ * COMPRESSED and HEADER_TRACING_DATA (perf writes those with any size).
+ * Types in the kernel range this library does not know are refused.
+ * diag->file is left empty: the caller names the file.
+ */
+PERFRING_API int perfring_record_validate(const struct perfring_registry *reg,
+					  const struct perfring_attr *attr,
+					  const void *rec, size_t len, uint64_t offset,
+					  struct perfring_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

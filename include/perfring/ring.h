@@ -234,14 +234,60 @@ PERFRING_API void perfring_ring_stats(const struct perfring_ring *r,
  * the published head and the tail are checked before bytes are touched.
  */
 struct perfring_record {
+	size_t sz;		/* caller: sizeof(struct perfring_record) */
 	const struct perfring_event_header *hdr;	/* whole record, contiguous */
 	uint64_t pos;		/* ring position (free-running byte counter) */
 	uint64_t offset;	/* byte offset in the ring file, or data area */
 };
 
+/* Problems found by a reader (perfring_reader_check, on_damage). */
+typedef void (*perfring_problem_fn)(const struct perfring_diag *d, void *user);
+
 /* Create a reader (allocates a 64 KiB bounce buffer for wrapped records). */
 PERFRING_API int perfring_reader_new(struct perfring_ring *r,
 				     struct perfring_reader **out);
+
+/* perfring_reader_opts.flags */
+#define PERFRING_READER_RESYNC	0x1u	/* go on after damage (see below) */
+
+struct perfring_reader_opts {
+	size_t sz;			/* sizeof(struct perfring_reader_opts) */
+	uint32_t flags;			/* PERFRING_READER_* */
+	const struct perfring_registry *registry; /* optional, for validation */
+	perfring_problem_fn on_damage;	/* with RESYNC */
+	void *user;
+};
+
+#define PERFRING_READER_OPTS(name, ...)						\
+	struct perfring_reader_opts name = {					\
+		.sz = sizeof(struct perfring_reader_opts), __VA_ARGS__		\
+	}
+
+/*
+ * A reader with options (o may be NULL: as perfring_reader_new).
+ * PERFRING_READER_RESYNC (normal rings): every record is also checked with
+ * perfring_record_validate (its attr found by its sample id; plugin types
+ * by o->registry's plugin).  On damage (a framing error, or a record that
+ * does not validate, whose size may swallow the records after it) the
+ * reader calls o->on_damage with what and where, then scans forward
+ * 8 bytes at a time from the damaged record's start + 8 for the next
+ * plausible record (a known kernel type, framed within the published head,
+ * that validates) and calls o->on_damage again saying where it resumed
+ * ("resynchronised after N damaged bytes") or that nothing valid followed.
+ * Reading goes on from there; stats count resyncs and skipped bytes.  A
+ * head behind the tail or more than data_size ahead is not recoverable:
+ * the reader fails as without RESYNC.
+ * Overwrite rings: a snapshot is framed from data_head upward, so damage
+ * ends what can be read of the window (the bytes above it cannot be framed
+ * from a known start).  With RESYNC the damage is reported once through
+ * on_damage, the rest of the window is counted as skipped and reading goes
+ * on with the next snapshot (records newer than the last returned);
+ * without it the reader fails as before.
+ * Returns 0, -EINVAL (sz too small, unknown flags), -ENOMEM.
+ */
+PERFRING_API int perfring_reader_new_opts(struct perfring_ring *r,
+					  const struct perfring_reader_opts *o,
+					  struct perfring_reader **out);
 PERFRING_API void perfring_reader_free(struct perfring_reader *rd);
 
 /*
@@ -264,22 +310,25 @@ PERFRING_API void perfring_reader_consume(struct perfring_reader *rd);
 PERFRING_API const struct perfring_diag *perfring_reader_diag(const struct perfring_reader *rd);
 
 struct perfring_reader_stats {
+	size_t sz;		/* caller: sizeof(struct perfring_reader_stats) */
 	uint64_t records;	/* returned by next */
 	uint64_t bytes;
 	uint64_t lost;		/* sum of the counts in LOST records seen */
 	uint64_t lost_records;	/* number of LOST records seen */
 	uint64_t pads;		/* aborted reservations skipped */
+	uint64_t resyncs;	/* RESYNC: damage the reader went on after */
+	uint64_t skipped_bytes;	/* RESYNC: damaged bytes stepped over */
 };
+/* Set st->sz first: the fields that fit in it are filled, sz is kept. */
 PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
 					struct perfring_reader_stats *st);
 
 /*
  * Validate what is available without consuming it: calls fn for every
- * problem found (framing errors stop the walk; per-record problems such as a
- * type's minimum size or a trailer shorter than the attr implies do not).
- * Returns the number of problems.
+ * problem found (framing errors stop the walk; per-record problems found
+ * by perfring_record_validate, with the attr of the record's sample id and
+ * the reader's registry, do not).  Returns the number of problems.
  */
-typedef void (*perfring_problem_fn)(const struct perfring_diag *d, void *user);
 PERFRING_API int perfring_reader_check(struct perfring_reader *rd,
 				       perfring_problem_fn fn, void *user);
 
