@@ -1,0 +1,47 @@
+#!/bin/sh
+# perfring-replay reads its inputs through the library's sources:
+#  - a byte-swapped (big-endian) file-mode perf.data replays: the real perf
+#    script prints the same events for it as for the native file it was
+#    swapped from (tests/pd-swap, an independent swapper);
+#  - a directory is refused: exit 2, a message naming it, no output.
+set -u
+. "$top_srcdir/tests/replay-lib.sh"
+SWAP="$B/tests/pd-swap"
+F="$top_srcdir/tests/fixtures"
+
+for fx in pd-file pd-callchain pd-two; do
+	"$SWAP" "$F/$fx.data" "$W/$fx.be" 2>"$W/$fx.swap.err"
+	status "$fx: swapped" 0 $?
+	od -An -c -N 8 "$W/$fx.be" | tr -d ' \n' >"$W/$fx.magic"
+	echo >>"$W/$fx.magic"
+	has "$fx: big-endian magic" "$W/$fx.magic" "^2ELIFREP$"
+	"$REPLAY" --kernel-map=none -o "$W/$fx.native.data" "$F/$fx.data" 2>"$W/$fx.n.err"
+	status "$fx: native replay" 0 $?
+	"$REPLAY" --kernel-map=none -o "$W/$fx.swapped.data" "$W/$fx.be" 2>"$W/$fx.s.err"
+	status "$fx: swapped replay" 0 $?
+	empty "$fx: swapped replay says nothing" "$W/$fx.s.err"
+	"$REPLAY" --json-out "$W/$fx.native.data" | records >"$W/$fx.n.rec"
+	"$REPLAY" --json-out "$W/$fx.swapped.data" | records >"$W/$fx.s.rec"
+	[ -s "$W/$fx.n.rec" ] && ok "$fx: records written" || bad "$fx: no record written"
+	same "$fx: the same records from both byte orders" "$W/$fx.n.rec" "$W/$fx.s.rec"
+	if [ -n "$PERF" ] && "$PERF" version >/dev/null 2>&1; then
+		for v in native swapped; do
+			"$PERF" script -i "$W/$fx.$v.data" -F comm,tid,time,event,ip \
+				>"$W/$fx.$v.script" 2>"$W/$fx.$v.script.err"
+			status "$fx: perf script reads the $v replay" 0 $?
+		done
+		[ -s "$W/$fx.native.script" ] && ok "$fx: perf script prints events" ||
+			bad "$fx: perf script printed nothing"
+		same "$fx: perf script: the same events" "$W/$fx.native.script" \
+			"$W/$fx.swapped.script"
+	fi
+done
+
+mkdir "$W/dir.data"
+"$REPLAY" -o "$W/dir.out" "$W/dir.data" 2>"$W/dir.err"
+status "a directory" 2 $?
+has "a directory: named, and why" "$W/dir.err" "^perfring-replay: $W/dir.data: .*is a directory"
+[ ! -e "$W/dir.out" ] && ok "a directory: no output" || bad "a directory: output written"
+
+echo "1..$n"
+[ $fails -eq 0 ]
