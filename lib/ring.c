@@ -2053,12 +2053,18 @@ PERFRING_API const struct perfring_diag *perfring_reader_diag(const struct perfr
 PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
 					struct perfring_reader_stats *st)
 {
+	struct perfring_reader_stats all;
 	size_t sz;
 
 	if (!rd || !st || st->sz <= sizeof(st->sz))
 		return;
+	all = rd->st;
+	/* (C) Pairs with the writer's release store of data_head (B). */
+	all.data_head = pr_load_acquire(&rd->r->hdr->data_head);
+	all.data_tail = pr_read_once(&rd->r->hdr->data_tail);
+	all.lost_pending = pr_read_once(&rd->r->ws->lost);
 	sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
-	memcpy((unsigned char *)st + sizeof(st->sz), (const unsigned char *)&rd->st + sizeof(st->sz),
+	memcpy((unsigned char *)st + sizeof(st->sz), (const unsigned char *)&all + sizeof(st->sz),
 	       sz - sizeof(st->sz));
 }
 

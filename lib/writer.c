@@ -730,36 +730,6 @@ static int wr_data_from(struct perfring_writer *w, const void *p, size_t n, int 
 
 /* ---- events ---------------------------------------------------------------- */
 
-/* perf's evsel id_pos: word index of the SAMPLE id, -1 without one. */
-static int sample_id_pos(uint64_t st)
-{
-	int pos = 0;
-
-	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		return 0;
-	if (!(st & PERFRING_SAMPLE_ID))
-		return -1;
-	pos += !!(st & PERFRING_SAMPLE_IP);
-	pos += !!(st & PERFRING_SAMPLE_TID);
-	pos += !!(st & PERFRING_SAMPLE_TIME);
-	pos += !!(st & PERFRING_SAMPLE_ADDR);
-	return pos;
-}
-
-/* perf's evsel is_pos: id word counted from the record's end, -1 if none. */
-static int trailer_id_pos(uint64_t st)
-{
-	int pos = 1;
-
-	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & PERFRING_SAMPLE_ID))
-		return -1;
-	pos += !!(st & PERFRING_SAMPLE_CPU);
-	pos += !!(st & PERFRING_SAMPLE_STREAM_ID);
-	return pos;
-}
-
 static size_t trailer_size(uint64_t st)
 {
 	return 8u * (size_t)popcount64(st & PERFRING_SAMPLE_ID_ALL_BITS);
@@ -872,8 +842,7 @@ PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
 		       e->attr.config3);
 		e->attr.config3 = 0;
 	}
-	e->id_pos = sample_id_pos(e->attr.sample_type);
-	e->is_pos = trailer_id_pos(e->attr.sample_type);
+	perfring_sample_id_pos(e->attr.sample_type, &e->id_pos, &e->is_pos);
 
 	if (w->nr_ev >= 1) {
 		const struct wr_event *f = &w->ev[0];
@@ -2064,12 +2033,10 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 		return 0;
 	if (type == PERFRING_RECORD_SAMPLE) {
 		if (w->nr_ev > 1) {
-			size_t off = 8 + 8u * (size_t)e0->id_pos;
-			uint64_t id;
+			uint64_t id = 0;
 
-			if (off + 8 > size)
+			if (perfring_record_id(&e0->attr, p, size, &id) < 0)
 				goto short_rec;
-			id = rd64(p + off);
 			ev = id ? find_event(w, id) : 0;
 			if (ev < 0)
 				goto bad_id;
@@ -2090,12 +2057,10 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 		size_t ts;
 
 		if (w->nr_ev > 1) {
-			size_t back = 8u * (size_t)e0->is_pos;
-			uint64_t id;
+			uint64_t id = 0;
 
-			if (size < 8 + back)
+			if (perfring_record_id(&e0->attr, p, size, &id) < 0)
 				goto short_rec;
-			id = rd64(p + size - back);
 			ev = id ? find_event(w, id) : 0;
 			if (ev < 0)
 				goto bad_id;

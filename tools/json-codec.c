@@ -569,42 +569,11 @@ size_t jc_record_event(const struct perfring_attr *const *attrs,
 		       const uint64_t *const *ids, const size_t *nr_ids, size_t n,
 		       const void *rec, size_t size)
 {
-	const struct perfring_event_header *h = rec;
-	const struct perfring_attr *a;
-	uint64_t st, id;
-	size_t pos;
+	uint64_t id;
 
-	if (n <= 1 || size < 8)
+	/* perf's rule, by the first event (perf requires them to agree) */
+	if (n <= 1 || perfring_record_id(attrs[0], rec, size, &id) != 1)
 		return 0;
-	a = attrs[0];
-	st = a->sample_type;
-	if (h->type == PERFRING_RECORD_SAMPLE) {
-		if (st & PERFRING_SAMPLE_IDENTIFIER) {
-			pos = 8;
-		} else if (st & PERFRING_SAMPLE_ID) {
-			pos = 8 + 8 * (size_t)__builtin_popcountll(st & (PERFRING_SAMPLE_IP |
-				PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_ADDR));
-		} else {
-			return 0;
-		}
-	} else if (h->type < 64 && (a->flags & PERFRING_ATTR_SAMPLE_ID_ALL)) {
-		size_t back;
-
-		if (st & PERFRING_SAMPLE_IDENTIFIER)
-			back = 1;
-		else if (st & PERFRING_SAMPLE_ID)
-			back = 1 + !!(st & PERFRING_SAMPLE_CPU) + !!(st & PERFRING_SAMPLE_STREAM_ID);
-		else
-			return 0;
-		if (size < 8 + 8 * back)
-			return 0;
-		pos = size - 8 * back;
-	} else {
-		return 0;
-	}
-	if (pos + 8 > size)
-		return 0;
-	id = get64((const char *)rec + pos);
 	for (size_t i = 0; i < n; i++)
 		if (ids_contain(ids[i], nr_ids[i], id))
 			return i;

@@ -208,28 +208,18 @@ static uint16_t get16(const void *p)
 	return v;
 }
 
-struct item {
-	const unsigned char *rec;
-	size_t size;
-	uint32_t type;
-	uint64_t offset;
-	uint64_t inner;		/* offset in the decompressed stream */
-	bool compressed;
-	int attr_idx;		/* -1: none */
-	const struct perfring_attr *attr;
-	uint64_t extra;
-};
+/* A record as the library's source reader returns it. */
+typedef struct perfring_source_record item_t;
+
+#define REC(it) ((const unsigned char *)(it)->hdr)
 
 struct dump {
 	const char *path;
 	bool is_ring;
 	int status;
-	/* perf.data */
-	struct perfring_perfdata *pd;
-	/* ring */
-	struct perfring_ring *ring;
-	struct perfring_reader *rd;
-	/* events (ring: from the ring; perf.data: refreshed as attrs come) */
+	struct perfring_source *src;
+	struct perfring_perfdata *pd;	/* borrowed from src: perf.data only */
+	/* events (refreshed as attrs come in pipe mode) */
 	size_t nr_events;
 	const struct perfring_attr **attrs;
 	const uint64_t **ids;
@@ -252,73 +242,27 @@ struct dump {
 
 static void refresh_events(struct dump *d)
 {
-	size_t n;
+	size_t n = perfring_source_nr_events(d->src);
 
-	if (d->is_ring)
-		return;
-	n = perfring_perfdata_nr_attrs(d->pd);
-	if (n == d->nr_events) {
-		/* names may arrive later (pipe mode): refresh them */
-		for (size_t i = 0; i < n; i++)
-			perfring_perfdata_attr(d->pd, i, NULL, NULL, NULL, &d->names[i]);
-		return;
+	if (n != d->nr_events) {
+		d->attrs = g_renew(const struct perfring_attr *, d->attrs, n + 1);
+		d->ids = g_renew(const uint64_t *, d->ids, n + 1);
+		d->nr_ids = g_renew(size_t, d->nr_ids, n + 1);
+		d->names = g_renew(const char *, d->names, n + 1);
+		d->nr_events = n;
 	}
-	d->attrs = g_renew(const struct perfring_attr *, d->attrs, n);
-	d->ids = g_renew(const uint64_t *, d->ids, n);
-	d->nr_ids = g_renew(size_t, d->nr_ids, n);
-	d->names = g_renew(const char *, d->names, n);
+	/* names may arrive later (pipe mode): refresh them too */
 	d->nr_listed_ids = 0;
 	for (size_t i = 0; i < n; i++) {
-		perfring_perfdata_attr(d->pd, i, &d->attrs[i], &d->ids[i], &d->nr_ids[i],
-				       &d->names[i]);
-		d->nr_listed_ids += d->nr_ids[i];
-	}
-	d->nr_events = n;
-}
+		struct perfring_event_desc e = { 0 };
 
-static int detect(const char *path, bool *is_ring)
-{
-	unsigned char m[8];
-	struct stat st;
-	int fd;
-	ssize_t n;
-
-	*is_ring = false;
-	if (!strcmp(path, "-")) {
-		if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && pread(0, m, 8, 0) == 8 &&
-		    !memcmp(m, "PRFRING", 8))
-			*is_ring = true;
-		return 0;
+		perfring_source_event(d->src, i, &e);
+		d->attrs[i] = e.attr;
+		d->ids[i] = e.ids;
+		d->nr_ids[i] = e.nr_ids;
+		d->names[i] = e.name;
+		d->nr_listed_ids += e.nr_ids;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		tool_error("%s: %s", path, g_strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		tool_error("%s: is a directory", path);
-		return -1;
-	}
-	n = pread(fd, m, 8, 0);
-	close(fd);
-	if (n == 8 && !memcmp(m, "PRFRING", 8)) {
-		*is_ring = true;
-		return 0;
-	}
-	if (n == 8 && (!memcmp(m, "PERFILE2", 8) || !memcmp(m, "2ELIFREP", 8) ||
-		       !memcmp(m, "PERFFILE", 8) || !memcmp(m, "ELIFFREP", 8)))
-		return 0;
-	if (n < 0)
-		tool_error("%s: %s", path, g_strerror(errno));
-	else if (n < 8)
-		tool_error("%s: offset 0x%zx: file ends inside the magic: neither a perf.data nor a perfring ring file",
-			   path, (size_t)n);
-	else
-		tool_error("%s: offset 0x0: unknown magic 0x%016" PRIx64
-			   ": neither a perf.data (\"PERFILE2\") nor a perfring ring file (\"PRFRING\")",
-			   path, get64(m));
-	return -1;
 }
 
 static void diag_fallback(struct perfring_diag *diag, const char *path, int ret)
@@ -329,64 +273,28 @@ static void diag_fallback(struct perfring_diag *diag, const char *path, int ret)
 		snprintf(diag->file, sizeof(diag->file), "%s", path);
 }
 
-static int input_open(struct dump *d)
+static int open_source(struct dump *d)
 {
 	struct perfring_diag diag = { 0 };
+	/* a larger window: fewer read(2) calls on big files */
+	PERFRING_SOURCE_OPTS(o, .window = 1 << 20);
 	int ret;
 
-	if (detect(d->path, &d->is_ring) < 0)
+	ret = perfring_source_open(d->path, &o, &diag, &d->src);
+	if (ret < 0) {
+		diag_fallback(&diag, d->path, ret);
+		tool_error_diag(&diag);
 		return -1;
-	if (d->is_ring) {
-		if (!strcmp(d->path, "-"))
-			ret = perfring_ring_open_fd(0, PERFRING_RING_READ, &diag, &d->ring);
-		else
-			ret = perfring_ring_open(d->path, PERFRING_RING_READ, &diag, &d->ring);
-		if (ret < 0)
-			goto fail;
-		ret = perfring_reader_new(d->ring, &d->rd);
-		if (ret < 0) {
-			tool_error("%s: %s", d->path, g_strerror(-ret));
-			return -1;
-		}
-		d->nr_events = perfring_ring_nr_events(d->ring);
-		d->attrs = g_new0(const struct perfring_attr *, d->nr_events + 1);
-		d->ids = g_new0(const uint64_t *, d->nr_events + 1);
-		d->nr_ids = g_new0(size_t, d->nr_events + 1);
-		d->names = g_new0(const char *, d->nr_events + 1);
-		for (size_t i = 0; i < d->nr_events; i++) {
-			struct perfring_event_desc e;
-
-			if (perfring_ring_event(d->ring, (uint32_t)i, &e) < 0)
-				continue;
-			d->attrs[i] = e.attr;
-			d->ids[i] = e.ids;
-			d->nr_ids[i] = e.nr_ids;
-			d->names[i] = e.name && e.name[0] ? e.name : NULL;
-			d->nr_listed_ids += e.nr_ids;
-		}
-		return 0;
 	}
-	{
-		/* a larger window: fewer read(2) calls on big files */
-		PERFRING_PERFDATA_OPTS(o, .window = 1 << 20);
-
-		ret = perfring_perfdata_open(d->path, &o, &diag, &d->pd);
-	}
-	if (ret < 0)
-		goto fail;
+	d->is_ring = perfring_source_kind(d->src) == PERFRING_SOURCE_RING;
+	d->pd = perfring_source_perfdata(d->src);
 	refresh_events(d);
 	return 0;
-fail:
-	diag_fallback(&diag, d->path, ret);
-	tool_error_diag(&diag);
-	return -1;
 }
 
-static void input_close(struct dump *d)
+static void close_source(struct dump *d)
 {
-	perfring_reader_free(d->rd);
-	perfring_ring_close(d->ring);
-	perfring_perfdata_close(d->pd);
+	perfring_source_close(d->src);
 	/* the arrays are ours, the pointers in them borrowed */
 	g_free(d->attrs);
 	g_free(d->ids);
@@ -404,60 +312,24 @@ static void input_close(struct dump *d)
  */
 static void problem(struct dump *d, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
-static int input_next(struct dump *d, struct item *it)
+static int next_record(struct dump *d, item_t *it)
 {
 	struct perfring_diag diag;	/* not zeroed: 800 bytes per record */
 	int ret;
 
-	if (d->is_ring) {
-		struct perfring_record r = { .sz = sizeof(r) };
-
-		ret = perfring_reader_next(d->rd, &r);
-		if (ret == 1) {
-			it->rec = (const unsigned char *)r.hdr;
-			it->size = r.hdr->size;
-			it->type = r.hdr->type;
-			it->offset = r.offset;
-			it->inner = 0;
-			it->compressed = false;
-			it->extra = 0;
-			it->attr_idx = -1;
-			it->attr = NULL;
-			if (d->nr_events) {
-				it->attr_idx = (int)jc_record_event(d->attrs, d->ids, d->nr_ids,
-								    d->nr_events, it->rec, it->size);
-				it->attr = d->attrs[it->attr_idx];
-			}
-			return 1;
-		}
-		if (ret == 0)
-			return 0;
-		diag = *perfring_reader_diag(d->rd);
-	} else {
-		struct perfring_perfdata_record r;
-
-		tool_diag_reset(&diag);
-		ret = perfring_perfdata_next(d->pd, &r, &diag);
-		if (ret == 1) {
-			it->rec = (const unsigned char *)r.header;
-			it->size = r.size;
-			it->type = r.type;
-			it->offset = r.offset;
-			it->inner = r.inner_offset;
-			it->compressed = r.flags & PERFRING_PERFDATA_REC_COMPRESSED;
-			it->extra = r.extra_size;
-			it->attr_idx = r.attr_idx;
-			it->attr = r.attr;
-			if (r.type == PERFRING_RECORD_HEADER_ATTR ||
-			    r.type == PERFRING_RECORD_HEADER_FEATURE ||
-			    r.type == PERFRING_RECORD_EVENT_UPDATE ||
-			    r.type == PERFRING_RECORD_HEADER_EVENT_TYPE)
-				refresh_events(d);
-			return 1;
-		}
-		if (ret == 0)
-			return 0;
+	tool_diag_reset(&diag);
+	it->sz = sizeof(*it);
+	ret = perfring_source_next(d->src, it, &diag);
+	if (ret == 1) {
+		if (it->type == PERFRING_RECORD_HEADER_ATTR ||
+		    it->type == PERFRING_RECORD_HEADER_FEATURE ||
+		    it->type == PERFRING_RECORD_EVENT_UPDATE ||
+		    it->type == PERFRING_RECORD_HEADER_EVENT_TYPE)
+			refresh_events(d);
+		return 1;
 	}
+	if (ret == 0)
+		return 0;
 	diag_fallback(&diag, d->path, ret);
 	fflush(stdout);
 	tool_error_diag(&diag);
@@ -485,17 +357,17 @@ static const char *type_name(uint32_t type, char *buf, size_t len)
 }
 
 /* The trailer of a kernel-type record, if its attr has one and it fits. */
-static bool trailer(const struct item *it, struct perfring_sample_id *sid)
+static bool trailer(const item_t *it, struct perfring_sample_id *sid)
 {
 	if (!it->attr || it->type >= PERFRING_RECORD_HEADER_ATTR ||
 	    it->type == PERFRING_RECORD_SAMPLE || it->type == PERFRING_RECORD_PAD ||
 	    !(it->attr->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
 		return false;
-	return perfring_sample_id_decode(it->attr->sample_type, it->rec, it->size, sid) == 0;
+	return perfring_sample_id_decode(it->attr->sample_type, REC(it), it->size, sid) == 0;
 }
 
 /* Body pid of the side-band records that have one at offset 8. */
-static bool body_pid(const struct item *it, int32_t *pid)
+static bool body_pid(const item_t *it, int32_t *pid)
 {
 	switch (it->type) {
 	case PERFRING_RECORD_MMAP:
@@ -508,61 +380,16 @@ static bool body_pid(const struct item *it, int32_t *pid)
 	case PERFRING_RECORD_NAMESPACES:
 		if (it->size < 12)
 			return false;
-		*pid = (int32_t)get32(it->rec + 8);
+		*pid = (int32_t)get32(REC(it) + 8);
 		return true;
 	default:
 		return false;
 	}
 }
 
-/*
- * Sample id of a record as perf finds it (IDENTIFIER first in a SAMPLE, ID
- * at id_pos; in a trailer counted from the end).  1 if the record has one.
- */
-static int record_id(const struct perfring_attr *a, const struct item *it, uint64_t *id)
-{
-	uint64_t st;
-	size_t pos;
-
-	if (!a || it->type >= PERFRING_RECORD_HEADER_ATTR || it->type == PERFRING_RECORD_PAD)
-		return 0;
-	st = a->sample_type;
-	if (it->type == PERFRING_RECORD_SAMPLE) {
-		if (st & PERFRING_SAMPLE_IDENTIFIER)
-			pos = 8;
-		else if (st & PERFRING_SAMPLE_ID)
-			pos = 8 + 8 * (!!(st & PERFRING_SAMPLE_IP) + !!(st & PERFRING_SAMPLE_TID) +
-				       !!(st & PERFRING_SAMPLE_TIME) + !!(st & PERFRING_SAMPLE_ADDR));
-		else
-			return 0;
-		if (pos + 8 > it->size)
-			return 0;
-		*id = get64(it->rec + pos);
-		return 1;
-	}
-	if (!(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
-		return 0;
-	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		pos = 8;
-	else if (st & PERFRING_SAMPLE_ID)
-		pos = 8 * (1 + !!(st & PERFRING_SAMPLE_CPU) + !!(st & PERFRING_SAMPLE_STREAM_ID));
-	else
-		return 0;
-	if (it->size < 8 + pos)
-		return 0;
-	*id = get64(it->rec + it->size - pos);
-	return 1;
-}
-
 static bool id_known(const struct dump *d, uint64_t id)
 {
-	if (!d->is_ring)
-		return perfring_perfdata_attr_by_id(d->pd, id) >= 0;
-	for (size_t i = 0; i < d->nr_events; i++)
-		for (size_t j = 0; j < d->nr_ids[i]; j++)
-			if (d->ids[i][j] == id)
-				return true;
-	return false;
+	return perfring_source_event_by_id(d->src, id) >= 0;
 }
 
 /* ---- filters ------------------------------------------------------------------ */
@@ -602,7 +429,7 @@ static int parse_types(void)
 	return 0;
 }
 
-static bool wanted(const struct item *it)
+static bool wanted(const item_t *it)
 {
 	if (type_filter && !type_filter[it->type < 65536 ? it->type : 65536])
 		return false;
@@ -617,7 +444,7 @@ static bool wanted(const struct item *it)
 			if (!it->attr || !((st = it->attr->sample_type) & PERFRING_SAMPLE_TID))
 				return false;
 			pos += 8 * (!!(st & PERFRING_SAMPLE_IDENTIFIER) + !!(st & PERFRING_SAMPLE_IP));
-			return pos + 4 <= it->size && (int32_t)get32(it->rec + pos) == opt_pid;
+			return pos + 4 <= it->size && (int32_t)get32(REC(it) + pos) == opt_pid;
 		}
 		if (body_pid(it, &pid) && pid == opt_pid)
 			return true;
@@ -632,10 +459,10 @@ static bool wanted(const struct item *it)
 
 static char fmt_buf[65536 * 4];
 
-static void put_sample(const struct dump *d, const struct item *it, const struct perfring_sample *s)
+static void put_sample(const struct dump *d, const item_t *it, const struct perfring_sample *s)
 {
 	uint64_t st = it->attr->sample_type;
-	uint16_t misc = get16(it->rec + 4);
+	uint16_t misc = get16(REC(it) + 4);
 
 	if (st & PERFRING_SAMPLE_IP) {
 		put_s(" ip ");
@@ -657,12 +484,12 @@ static void put_sample(const struct dump *d, const struct item *it, const struct
 	case PERFRING_MISC_GUEST_USER: put_s(" guest-user"); break;
 	default: break;
 	}
-	if (d->nr_events > 1 && it->attr_idx >= 0 && (size_t)it->attr_idx < d->nr_events) {
+	if (d->nr_events > 1 && it->event >= 0 && (size_t)it->event < d->nr_events) {
 		put_s(" event ");
-		if (d->names[it->attr_idx])
-			put_s(d->names[it->attr_idx]);
+		if (d->names[it->event])
+			put_s(d->names[it->event]);
 		else
-			put_u((uint64_t)it->attr_idx);
+			put_u((uint64_t)it->event);
 	}
 	if (st & PERFRING_SAMPLE_CALLCHAIN) {
 		unsigned shown = 0;
@@ -734,9 +561,9 @@ static void put_sample(const struct dump *d, const struct item *it, const struct
 	}
 }
 
-static void put_user_record(const struct item *it)
+static void put_user_record(const item_t *it)
 {
-	const unsigned char *r = it->rec;
+	const unsigned char *r = REC(it);
 	size_t n = it->size;
 
 	switch (it->type) {
@@ -775,7 +602,7 @@ static void put_user_record(const struct item *it)
 	case PERFRING_RECORD_HEADER_TRACING_DATA:
 	case PERFRING_RECORD_AUXTRACE:
 		put_c(' ');
-		put_u(it->extra);
+		put_u(it->extra_size);
 		put_s(" bytes of payload after the record");
 		return;
 	case PERFRING_RECORD_FINISHED_ROUND:
@@ -790,7 +617,7 @@ static void put_user_record(const struct item *it)
 	}
 }
 
-static void text_record(struct dump *d, const struct item *it)
+static void text_record(struct dump *d, const item_t *it)
 {
 	struct perfring_sample_id sid;
 	struct perfring_sample s;
@@ -801,13 +628,13 @@ static void text_record(struct dump *d, const struct item *it)
 	uint64_t st = it->attr ? it->attr->sample_type : 0;
 
 	put_x(it->offset, 8);
-	if (it->compressed) {
+	if ((it->flags & PERFRING_SOURCE_REC_COMPRESSED)) {
 		put_s("+z");
-		put_x(it->inner, 1);
+		put_x(it->inner_offset, 1);
 	}
 	put_c(' ');
 	if (it->type == PERFRING_RECORD_SAMPLE && it->attr) {
-		sample_ok = perfring_sample_decode(it->attr, it->rec, it->size, &s, &diag) == 0;
+		sample_ok = perfring_sample_decode(it->attr, REC(it), it->size, &s, &diag) == 0;
 		if (sample_ok) {
 			memset(&sid, 0, sizeof(sid));
 			sid.pid = s.pid;
@@ -849,19 +676,19 @@ static void text_record(struct dump *d, const struct item *it)
 				put_s(diag.msg);
 			}
 			put_s(") raw ");
-			put_bytes_hex(it->rec + 8, it->size - 8);
+			put_bytes_hex(REC(it) + 8, it->size - 8);
 		}
 	} else if (it->type == PERFRING_RECORD_LOST && it->size >= 24) {
 		put_s(" id ");
-		put_u(get64(it->rec + 8));
+		put_u(get64(REC(it) + 8));
 		put_s(" lost ");
-		put_u(get64(it->rec + 16));
+		put_u(get64(REC(it) + 16));
 	} else if (it->type == PERFRING_RECORD_LOST_SAMPLES && it->size >= 16) {
 		put_s(" lost ");
-		put_u(get64(it->rec + 8));
+		put_u(get64(REC(it) + 8));
 	} else if (it->type < PERFRING_RECORD_HEADER_ATTR &&
 		   (p = perfring_registry_find(reg, it->type))) {
-		int n = perfring_plugin_format_text(p, it->attr, it->rec, it->size, fmt_buf,
+		int n = perfring_plugin_format_text(p, it->attr, REC(it), it->size, fmt_buf,
 						    sizeof(fmt_buf));
 
 		if (n >= 0) {
@@ -869,7 +696,7 @@ static void text_record(struct dump *d, const struct item *it)
 			put_s(fmt_buf);
 		} else {
 			put_s(" (malformed) raw ");
-			put_bytes_hex(it->rec + 8, it->size - 8);
+			put_bytes_hex(REC(it) + 8, it->size - 8);
 		}
 	} else if (it->type >= PERFRING_RECORD_HEADER_ATTR) {
 		put_user_record(it);
@@ -880,7 +707,7 @@ static void text_record(struct dump *d, const struct item *it)
 			body -= perfring_sample_id_size(st);
 		if (body) {
 			put_s(" raw ");
-			put_bytes_hex(it->rec + 8, body);
+			put_bytes_hex(REC(it) + 8, body);
 		}
 	}
 	end_line();
@@ -900,112 +727,7 @@ static void problem(struct dump *d, uint64_t offset, const char *fmt, ...)
 	putchar('\n');
 }
 
-static void sample_type_str(uint64_t st, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	for (unsigned b = 0; b < 64; b++) {
-		const char *name;
-
-		if (!(st & (1ull << b)))
-			continue;
-		name = perfring_sample_bit_name(b);
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "|" : "",
-				      name ? name : "?");
-		if (n >= len)
-			return;
-	}
-}
-
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
-
-/*
- * The body size (header included, trailer excluded) a well-formed record of
- * this type has, found from its own fields; 0 when the type has no rule.
- * *is_exact: the record must be exactly body + trailer (fixed layouts).
- * Returns -1 if a string has no NUL in the record.
- */
-static long expected_body(const struct item *it, bool *is_exact, size_t *str_off)
-{
-	const unsigned char *r = it->rec;
-	size_t n = it->size, fixed;
-	const unsigned char *nul;
-
-	*is_exact = true;
-	*str_off = 0;
-	switch (it->type) {
-	case PERFRING_RECORD_LOST:
-	case PERFRING_RECORD_BPF_EVENT:
-		return 24;
-	case PERFRING_RECORD_EXIT:
-	case PERFRING_RECORD_FORK:
-	case PERFRING_RECORD_THROTTLE:
-	case PERFRING_RECORD_UNTHROTTLE:
-	case PERFRING_RECORD_AUX:
-		return 32;
-	case PERFRING_RECORD_ITRACE_START:
-	case PERFRING_RECORD_LOST_SAMPLES:
-	case PERFRING_RECORD_SWITCH_CPU_WIDE:
-	case PERFRING_RECORD_AUX_OUTPUT_HW_ID:
-		return 16;
-	case PERFRING_RECORD_SWITCH:
-		return 8;
-	case PERFRING_RECORD_NAMESPACES:
-		if (n < 24 || get64(r + 16) > 4096)
-			return 0;
-		return (long)(24 + 16 * get64(r + 16));
-	case PERFRING_RECORD_TEXT_POKE:
-		if (n < 20)
-			return 0;
-		return (long)ALIGN8(20 + (size_t)get16(r + 16) + get16(r + 18));
-	case PERFRING_RECORD_MMAP: fixed = 40; break;
-	case PERFRING_RECORD_COMM: fixed = 16; break;
-	case PERFRING_RECORD_MMAP2: fixed = 72; break;
-	case PERFRING_RECORD_KSYMBOL: fixed = 24; break;
-	case PERFRING_RECORD_CGROUP: fixed = 16; break;
-	default:
-		return 0;
-	}
-	/* a string, NUL-terminated and zero-padded to 8 */
-	*is_exact = false;
-	*str_off = fixed;
-	if (n <= fixed)
-		return -1;
-	nul = memchr(r + fixed, 0, n - fixed);
-	if (!nul)
-		return -1;
-	return (long)ALIGN8((size_t)(nul - r) + 1);
-}
-
-static bool aligned_type(uint32_t type)
-{
-	/* perf writes these with any size (pipe-mode features, build ids,
-	 * compressed frames, tracing data) */
-	return type != PERFRING_RECORD_HEADER_FEATURE && type != PERFRING_RECORD_HEADER_BUILD_ID &&
-	       type != PERFRING_RECORD_COMPRESSED && type != PERFRING_RECORD_HEADER_TRACING_DATA;
-}
-
-/* perf's id_pos / is_pos (evsel.c): where the id sits in a SAMPLE, and
- * how far from the end of a trailer; -1 without one */
-static int id_pos(uint64_t st)
-{
-	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		return 0;
-	if (!(st & PERFRING_SAMPLE_ID))
-		return -1;
-	return __builtin_popcountll(st & (PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID |
-					  PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_ADDR));
-}
-
-static int is_pos(uint64_t st)
-{
-	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & PERFRING_SAMPLE_ID))
-		return -1;
-	return 1 + !!(st & PERFRING_SAMPLE_CPU) + !!(st & PERFRING_SAMPLE_STREAM_ID);
-}
 
 static void check_attrs(struct dump *d, uint64_t offset)
 {
@@ -1031,15 +753,19 @@ static void check_attrs(struct dump *d, uint64_t offset)
 			problem(d, off, "attr %zu: sample_id_all differs from attr 0 (perf: non matching sample_id_all)",
 				i);
 		/* perf 6.1 only logs a read_format mismatch (debug level) */
-		if (id_pos(a->sample_type) != id_pos(a0->sample_type) ||
-		    is_pos(a->sample_type) != is_pos(a0->sample_type) ||
-		    id_pos(a->sample_type) < 0 || is_pos(a->sample_type) < 0)
-			problem(d, off, "attr %zu: the sample id is not where attr 0 has it, or missing (perf: non matching sample_type)",
-				i);
+		{
+			int ip, is, ip0, is0;
+
+			perfring_sample_id_pos(a->sample_type, &ip, &is);
+			perfring_sample_id_pos(a0->sample_type, &ip0, &is0);
+			if (ip != ip0 || is != is0 || ip < 0 || is < 0)
+				problem(d, off, "attr %zu: the sample id is not where attr 0 has it, or missing (perf: non matching sample_type)",
+					i);
+		}
 	}
 }
 
-static void check_time(struct dump *d, const struct item *it, uint64_t t)
+static void check_time(struct dump *d, const item_t *it, uint64_t t)
 {
 	char tn[32];
 
@@ -1070,7 +796,7 @@ static void check_time(struct dump *d, const struct item *it, uint64_t t)
 		 * kernel rings drained into one file): each task on each CPU
 		 * is in time order. */
 		if (it->type == PERFRING_RECORD_SAMPLE) {
-			if (perfring_sample_decode(it->attr, it->rec, it->size, &s, &diag) < 0)
+			if (perfring_sample_decode(it->attr, REC(it), it->size, &s, &diag) < 0)
 				return;
 			sid.tid = s.tid;
 			sid.cpu = s.cpu;
@@ -1103,36 +829,27 @@ static void check_time(struct dump *d, const struct item *it, uint64_t t)
 	}
 }
 
-static void check_record(struct dump *d, const struct item *it)
+static void check_record(struct dump *d, const item_t *it)
 {
 	const struct perfring_attr *a = it->attr;
 	char tn[32], where[64] = "";
 	const char *name = type_name(it->type, tn, sizeof(tn));
-	size_t min = perfring_record_min_size(it->type);
+	struct perfring_diag diag;	/* not zeroed: 800 bytes per record */
+	struct perfring_sample_id sid;
 	uint64_t t = 0, id;
 	bool has_time = false;
 
-	if (it->compressed)
+	if ((it->flags & PERFRING_SOURCE_REC_COMPRESSED))
 		snprintf(where, sizeof(where), " (at 0x%" PRIx64 " in the decompressed data)",
-			 it->inner);
+			 it->inner_offset);
 	if (d->attrs_checked < d->nr_events)
 		check_attrs(d, it->offset);
 
 	if (it->type == PERFRING_RECORD_PAD)
 		return;
-	if (!perfring_record_type_name(it->type)) {
-		problem(d, it->offset, "unknown record type %" PRIu32 " (%zu bytes)%s: perf 6.1 refuses it",
-			it->type, it->size, where);
-		return;
-	}
-	if ((it->size & 7) && aligned_type(it->type)) {
-		problem(d, it->offset, "%s record size %zu is not a multiple of 8%s", name,
-			it->size, where);
-		return;
-	}
-	if (it->size < min) {
-		problem(d, it->offset, "%s record of %zu bytes is shorter than its fixed part (%zu bytes)%s",
-			name, it->size, min, where);
+	/* framing, body sizes, strings, trailer, SAMPLE fields, plugins */
+	if (perfring_record_validate(reg, a, it->hdr, it->size, it->offset, &diag) < 0) {
+		problem(d, it->offset, "%s%s", diag.msg, where);
 		return;
 	}
 	if (it->type == PERFRING_RECORD_ID_INDEX)
@@ -1152,89 +869,29 @@ static void check_record(struct dump *d, const struct item *it)
 			problem(d, it->offset, "%s record: no event (attr) describes it%s", name, where);
 		return;
 	}
-
 	if (it->type == PERFRING_RECORD_SAMPLE) {
 		struct perfring_sample s;
-		struct perfring_diag diag;	/* not zeroed: 800 bytes per record */
 
-		tool_diag_reset(&diag);
-		if (perfring_sample_decode(a, it->rec, it->size, &s, &diag) < 0) {
-			problem(d, it->offset, "%s%s", diag.msg[0] ? diag.msg : "SAMPLE does not decode",
-				where);
-			return;
-		}
-		if (a->sample_type & PERFRING_SAMPLE_TIME) {
+		if ((a->sample_type & PERFRING_SAMPLE_TIME) &&
+		    perfring_sample_decode(a, it->hdr, it->size, &s, NULL) == 0) {
 			t = s.time;
 			has_time = true;
 		}
 	} else {
-		size_t tr = perfring_record_trailer_size(a, it->type), str_off;
-		bool exact;
-		long body = expected_body(it, &exact, &str_off);
-		struct perfring_sample_id sid;
-
-		if (body < 0) {
-			problem(d, it->offset, "%s record: the string at byte %zu is not NUL-terminated inside the record%s",
-				name, str_off, where);
-			return;
-		}
-		if (body > 0 && it->size < (size_t)body + tr) {
-			char bits[256];
-
-			sample_type_str(a->sample_type & PERFRING_SAMPLE_ID_ALL_BITS, bits, sizeof(bits));
-			if (it->size >= (size_t)body)
-				problem(d, it->offset,
-					"%s record at offset 0x%" PRIx64 " is %zu bytes short of its sample_id_all trailer (%zu bytes: %s)%s",
-					name, it->offset, (size_t)body + tr - it->size, tr, bits, where);
-			else
-				problem(d, it->offset,
-					"%s record of %zu bytes is shorter than its body (%ld bytes)%s",
-					name, it->size, body, where);
-			return;
-		}
-		if (body > 0 && exact && it->size > (size_t)body + tr) {
-			problem(d, it->offset,
-				"%s record has %zu bytes more than its body (%ld) and sample_id_all trailer (%zu)%s",
-				name, it->size - (size_t)body - tr, body, tr, where);
-			return;
-		}
-		if (it->size < min + tr) {
-			problem(d, it->offset,
-				"%s record of %zu bytes cannot hold its body (%zu) and sample_id_all trailer (%zu)%s",
-				name, it->size, min, tr, where);
-			return;
-		}
 		if (it->type == PERFRING_RECORD_LOST) {
 			d->lost_records++;
-			d->lost += get64(it->rec + 16);
+			d->lost += get64(REC(it) + 16);
 		} else if (it->type == PERFRING_RECORD_LOST_SAMPLES) {
 			d->lost_samples_records++;
-			d->lost_samples += get64(it->rec + 8);
-		} else {
-			const struct perfring_plugin *p = perfring_registry_find(reg, it->type);
-			struct perfring_diag diag;	/* not zeroed: 800 bytes per record */
-			union {
-				struct perfring_comm c;
-				struct perfring_mmap2 m;
-				struct perfring_task t;
-				unsigned char other[1024];
-			} u;
-
-			tool_diag_reset(&diag);
-			if (p && perfring_plugin_decode(p, a, it->rec, it->size, &u, sizeof(u), NULL,
-							&diag) < 0) {
-				problem(d, it->offset, "%s%s", diag.msg[0] ? diag.msg : "does not decode",
-					where);
-				return;
-			}
+			d->lost_samples += get64(REC(it) + 8);
 		}
 		if (trailer(it, &sid) && (a->sample_type & PERFRING_SAMPLE_TIME)) {
 			t = sid.time;
 			has_time = true;
 		}
 	}
-	if (record_id(a, it, &id) && id != 0 && (d->nr_listed_ids || d->id_index_seen) &&
-	    !id_known(d, id))
+	if (perfring_record_id(a, it->hdr, it->size, &id) == 1 && id != 0 &&
+	    (d->nr_listed_ids || d->id_index_seen) && !id_known(d, id))
 		problem(d, it->offset, "%s record%s: %s id %" PRIu64 " matches no event (attr)",
 			name, where, it->type == PERFRING_RECORD_SAMPLE ? "sample" : "sample_id_all",
 			id);
@@ -1322,19 +979,20 @@ static void print_attr(size_t idx, const struct perfring_attr *a, const uint64_t
 static void header_top(struct dump *d)
 {
 	if (d->is_ring) {
-		struct perfring_mmap_page *h = perfring_ring_header(d->ring);
-		uint32_t fl = perfring_ring_flags(d->ring);
+		struct perfring_ring *ring = perfring_source_ring(d->src);
+		struct perfring_reader_stats rs = { .sz = sizeof(rs) };
+		uint32_t fl = perfring_ring_flags(ring);
 
+		perfring_reader_stats(perfring_source_reader(d->src), &rs);
 		printf("perfring ring file\n");
 		printf("data: offset %#" PRIx64 ", size %" PRIu64 ", page size %" PRIu32 "\n",
-		       perfring_ring_data_file_offset(d->ring), perfring_ring_data_size(d->ring),
-		       perfring_ring_page_size(d->ring));
+		       perfring_ring_data_file_offset(ring), perfring_ring_data_size(ring),
+		       perfring_ring_page_size(ring));
 		printf("mode: %s\n", fl & PERFRING_RING_OVERWRITE ? "overwrite (flight recorder)" :
 		       "normal");
-		printf("clockid: %" PRId32 "\n", perfring_ring_clockid(d->ring));
-		printf("data_head %#" PRIx64 ", data_tail %#" PRIx64 "\n",
-		       (uint64_t)__atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE),
-		       (uint64_t)__atomic_load_n(&h->data_tail, __ATOMIC_RELAXED));
+		printf("clockid: %" PRId32 "\n", perfring_ring_clockid(ring));
+		printf("data_head %#" PRIx64 ", data_tail %#" PRIx64 "\n", rs.data_head,
+		       rs.data_tail);
 		printf("events: %zu\n", d->nr_events);
 		return;
 	}
@@ -1465,7 +1123,7 @@ static void json_attrs(struct dump *d)
 	}
 }
 
-static void json_record(struct dump *d, const struct item *it)
+static void json_record(struct dump *d, const item_t *it)
 {
 	if (it->type == PERFRING_RECORD_HEADER_ATTR) {
 		/* the ATTR lines stand for these */
@@ -1473,21 +1131,21 @@ static void json_record(struct dump *d, const struct item *it)
 		return;
 	}
 	g_string_truncate(d->js, 0);
-	jc_encode_record(d->js, reg, it->attr, it->rec, it->size, true, it->offset);
+	jc_encode_record(d->js, reg, it->attr, REC(it), it->size, true, it->offset);
 	g_string_append_c(d->js, '\n');
 	fwrite(d->js->str, 1, d->js->len, stdout);
 }
 
 /* ---- one input ------------------------------------------------------------------- */
 
-static void count(struct dump *d, const struct item *it)
+static void count(struct dump *d, const item_t *it)
 {
 	d->total++;
 	if (it->type < PERFRING_PERFDATA_STATS_TYPES)
 		d->by_type[it->type]++;
 	else
 		d->other++;
-	d->bytes += it->size + it->extra;
+	d->bytes += it->size + it->extra_size;
 }
 
 static void stats_from_reader(struct dump *d)
@@ -1546,7 +1204,7 @@ static void print_stats(const struct dump *d)
 	printf("TOTAL %" PRIu64 "\n", d->total);
 }
 
-static void handle(struct dump *d, const struct item *it)
+static void handle(struct dump *d, const item_t *it)
 {
 	if (opt_check) {
 		count(d, it);
@@ -1572,20 +1230,20 @@ static void handle(struct dump *d, const struct item *it)
 static int json_preread(struct dump *d)
 {
 	GByteArray *buf = g_byte_array_new();
-	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct item));
+	GArray *items = g_array_new(FALSE, FALSE, sizeof(item_t));
 	static const guint8 zeros[8];
 	int r = 0;
 
 	for (int n = 0; n < PREREAD_MAX; n++) {
-		struct item it;
+		item_t it;
 
-		r = input_next(d, &it);
+		r = next_record(d, &it);
 		if (r <= 0)
 			break;
-		g_byte_array_append(buf, it.rec, (guint)it.size);
+		g_byte_array_append(buf, REC(&it), (guint)it.size);
 		/* keep the copies 8-aligned */
 		g_byte_array_append(buf, zeros, (guint)(ALIGN8(it.size) - it.size));
-		it.rec = NULL;
+		it.hdr = NULL;
 		g_array_append_val(items, it);
 		if (it.type == PERFRING_RECORD_SAMPLE || it.type == PERFRING_RECORD_FINISHED_ROUND ||
 		    it.type == PERFRING_RECORD_FINISHED_INIT)
@@ -1596,13 +1254,13 @@ static int json_preread(struct dump *d)
 		size_t off = 0;
 
 		for (guint i = 0; i < items->len; i++) {
-			struct item *it = &g_array_index(items, struct item, i);
+			item_t *it = &g_array_index(items, item_t, i);
 
-			it->rec = buf->data + off;
+			it->hdr = (const struct perfring_event_header *)(const void *)(buf->data + off);
 			off += ALIGN8(it->size);
 			/* attrs may have been renamed or added meanwhile */
-			it->attr = it->attr_idx >= 0 && (size_t)it->attr_idx < d->nr_events ?
-				   d->attrs[it->attr_idx] : it->attr;
+			it->attr = it->event >= 0 && (size_t)it->event < d->nr_events ?
+				   d->attrs[it->event] : it->attr;
 			handle(d, it);
 		}
 	}
@@ -1614,14 +1272,14 @@ static int json_preread(struct dump *d)
 static int dump_one(const char *path, bool banner)
 {
 	struct dump d = { .path = path };
-	struct item it;
+	item_t it;
 	uint64_t nread = 0;
 	int r = 1;
 
 	if (banner && !opt_json)
 		printf("%s:\n", path);
-	if (input_open(&d) < 0) {
-		input_close(&d);
+	if (open_source(&d) < 0) {
+		close_source(&d);
 		return TOOL_EXIT_USAGE;
 	}
 	if (opt_header)
@@ -1653,7 +1311,7 @@ static int dump_one(const char *path, bool banner)
 		}
 		stats_from_reader(&d);
 	}
-	while (r > 0 && (r = input_next(&d, &it)) > 0) {
+	while (r > 0 && (r = next_record(&d, &it)) > 0) {
 		handle(&d, &it);
 		if (!(++nread & 0xffff))
 			tool_progress("%s: %" PRIu64 " records...", d.path, nread);
@@ -1680,9 +1338,9 @@ static int dump_one(const char *path, bool banner)
 			       d.lost_samples_records, d.lost_samples_records == 1 ? "" : "s",
 			       d.lost_samples);
 		if (d.is_ring) {
-			struct perfring_ring_stats rs;
+			struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 
-			perfring_ring_stats(d.ring, &rs);
+			perfring_reader_stats(perfring_source_reader(d.src), &rs);
 			if (rs.lost_pending)
 				printf(", %" PRIu64 " records dropped and not yet announced by a LOST record",
 				       rs.lost_pending);
@@ -1695,7 +1353,7 @@ static int dump_one(const char *path, bool banner)
 		tool_error("standard output: %s", g_strerror(errno));
 		d.status = TOOL_EXIT_USAGE;
 	}
-	input_close(&d);
+	close_source(&d);
 	return d.status;
 }
 

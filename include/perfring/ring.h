@@ -318,6 +318,10 @@ struct perfring_reader_stats {
 	uint64_t pads;		/* aborted reservations skipped */
 	uint64_t resyncs;	/* RESYNC: damage the reader went on after */
 	uint64_t skipped_bytes;	/* RESYNC: damaged bytes stepped over */
+	/* the ring as it is when stats are taken (what a dump tool shows) */
+	uint64_t data_head;	/* published head (acquire load) */
+	uint64_t data_tail;	/* consumer tail */
+	uint64_t lost_pending;	/* dropped by the producer, not yet in a LOST */
 };
 /* Set st->sz first: the fields that fit in it are filled, sz is kept. */
 PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
