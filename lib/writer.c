@@ -131,21 +131,6 @@ struct wr_drop {
 	uint64_t count;
 };
 
-/*
- * A run of output bytes the caller said are also in a file
- * (perfring_writer_write_from): the kernel copies them from there
- * (copy_file_range, as cp does) instead of the writer copying each record
- * into its buffer and the kernel copying the buffer.  An extent follows the
- * bytes in the buffer; len 0: none.
- */
-struct wr_ext {
-	int fd;
-	uint64_t off, len;
-};
-
-/* An extent is handed to the helper thread once it is this long. */
-#define WR_EXT_HANDOFF		(1024u * 1024u)
-
 struct perfring_writer {
 	char *path;			/* final name, NULL for fd / "-" */
 	char *tmp;			/* temporary name, NULL if none */
@@ -192,8 +177,6 @@ struct perfring_writer {
 	uint64_t opos;			/* offset of obuf[0] in the output */
 	struct wr_bg *bg;		/* background writes (file mode), or NULL */
 	int bg_failed;			/* no helper thread: write synchronously */
-	struct wr_ext ext;		/* after obuf: bytes copied from an input */
-	int no_cfr;			/* copy_file_range refused: read + write */
 	uint64_t data_offset;
 
 	uint64_t max_time, t_last_round, t_limit, since_round;
@@ -331,62 +314,6 @@ static int wr_write_all(struct perfring_writer *w, const void *p, size_t n,
 }
 
 /*
- * Copy len bytes of file in at ioff to file out at ooff: copy_file_range
- * (no copy through user memory), or, where the kernel refuses it for these
- * files (*no_cfr is then set for the rest of the output), pread + pwrite
- * through scratch.  Returns 0, or a positive errno with *where the output
- * offset reached (ENODATA: the input ends before the bytes promised).
- */
-static int copy_range(int in, uint64_t ioff, int out, uint64_t ooff, uint64_t len,
-		      unsigned char *scratch, size_t scap, int *no_cfr, uint64_t *where)
-{
-	while (len) {
-		ssize_t r;
-
-		if (!*no_cfr) {
-			loff_t i = (loff_t)ioff, o = (loff_t)ooff;
-
-			r = copy_file_range(in, &i, out, &o, (size_t)len, 0);
-			if (r < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-				      errno == EOPNOTSUPP || errno == EBADF)) {
-				*no_cfr = 1;
-				continue;
-			}
-		} else {
-			size_t n = len < scap ? (size_t)len : scap, k = 0;
-
-			r = pread(in, scratch, n, (off_t)ioff);
-			if (r == 0) {
-				*where = ooff;
-				return ENODATA;
-			}
-			while (r > 0 && k < (size_t)r) {
-				ssize_t m = pwrite(out, scratch + k, (size_t)r - k,
-						   (off_t)(ooff + k));
-
-				if (m < 0 && errno == EINTR)
-					continue;
-				if (m <= 0) {
-					*where = ooff + k;
-					return m < 0 ? errno : EIO;
-				}
-				k += (size_t)m;
-			}
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			*where = ooff;
-			return r < 0 ? errno : ENODATA;
-		}
-		ioff += (uint64_t)r;
-		ooff += (uint64_t)r;
-		len -= (uint64_t)r;
-	}
-	return 0;
-}
-
-/*
  * ---- Background writes ----------------------------------------------------
  *
  * In file mode a full output buffer is written by a helper thread while the
@@ -407,8 +334,6 @@ struct wr_bg {
 	unsigned char *buf;		/* the buffer written, or the spare */
 	size_t len;
 	uint64_t off;
-	struct wr_ext ext;		/* then this, at off + len */
-	int no_cfr;
 	int err;			/* errno of a failed write, 0 */
 	uint64_t err_off;
 };
@@ -445,10 +370,6 @@ static void *wr_bg_main(void *arg)
 			n -= (size_t)r;
 			off += (uint64_t)r;
 		}
-		/* The buffer is written: it is the scratch of a read + write copy. */
-		if (!e && bg->ext.len)
-			e = copy_range(bg->ext.fd, bg->ext.off, bg->fd, off, bg->ext.len,
-				       bg->buf, WR_OBUF_SIZE, &bg->no_cfr, &off);
 		pthread_mutex_lock(&bg->mu);
 		if (e && !bg->err) {
 			bg->err = e;
@@ -459,15 +380,6 @@ static void *wr_bg_main(void *arg)
 	}
 	pthread_mutex_unlock(&bg->mu);
 	return NULL;
-}
-
-static const char *wr_errstr(int e)
-{
-	if (e == EIO)
-		return "no progress";
-	if (e == ENODATA)
-		return "the file its records were to be copied from is shorter than said";
-	return strerror(e);
 }
 
 /* Wait until no background write is in flight; report its error. */
@@ -489,7 +401,8 @@ static int wr_bg_wait(struct perfring_writer *w)
 	if (!e)
 		return 0;
 	return wr_fail(w, -e, "writing %s at offset %" PRIu64 ": %s",
-		       w->tmp ? w->tmp : "the output", off, wr_errstr(e));
+		       w->tmp ? w->tmp : "the output", off,
+		       e == EIO ? "no progress" : strerror(e));
 }
 
 static void wr_bg_stop(struct perfring_writer *w)
@@ -543,10 +456,7 @@ static int wr_bg_start(struct perfring_writer *w)
 
 static int wr_flush(struct perfring_writer *w);
 
-/*
- * Hand the buffer and the extent after it to the helper, go on with the
- * spare (the buffer is full, or an extent ends).
- */
+/* The buffer is full: hand it to the helper, go on with the spare. */
 static int wr_flush_full(struct perfring_writer *w)
 {
 	struct wr_bg *bg;
@@ -566,46 +476,31 @@ static int wr_flush_full(struct perfring_writer *w)
 	bg->buf = w->obuf;
 	bg->len = w->olen;
 	bg->off = w->opos;
-	bg->ext = w->ext;
-	bg->no_cfr = w->no_cfr;
 	bg->busy = 1;
 	pthread_cond_broadcast(&bg->cv);
 	pthread_mutex_unlock(&bg->mu);
 	w->obuf = t;
-	w->opos += w->olen + w->ext.len;
+	w->opos += w->olen;
 	w->olen = 0;
-	w->ext.len = 0;
 	return 0;
 }
 
 static int wr_flush(struct perfring_writer *w)
 {
-	uint64_t where;
-	int r, e;
+	int r;
 
 	r = wr_bg_wait(w);
 	if (r < 0)
 		return r;
-	if (w->bg)
-		w->no_cfr = w->bg->no_cfr;
 	if (w->err)
 		return w->err;
-	if (w->olen) {
-		r = wr_write_all(w, w->obuf, w->olen, w->opos);
-		if (r < 0)
-			return r;
-		w->opos += w->olen;
-		w->olen = 0;
-	}
-	if (!w->ext.len)
+	if (!w->olen)
 		return 0;
-	e = copy_range(w->ext.fd, w->ext.off, w->fd, w->opos, w->ext.len, w->obuf,
-		       WR_OBUF_SIZE, &w->no_cfr, &where);
-	if (e)
-		return wr_fail(w, -e, "writing %s at offset %" PRIu64 ": %s",
-			       w->tmp ? w->tmp : "the output", where, wr_errstr(e));
-	w->opos += w->ext.len;
-	w->ext.len = 0;
+	r = wr_write_all(w, w->obuf, w->olen, w->opos);
+	if (r < 0)
+		return r;
+	w->opos += w->olen;
+	w->olen = 0;
 	return 0;
 }
 
@@ -615,13 +510,6 @@ static int wr_out(struct perfring_writer *w, const void *p, size_t n)
 
 	if (w->err)
 		return w->err;
-	if (w->ext.len && n) {
-		/* These bytes come after the extent. */
-		int r = wr_flush_full(w);
-
-		if (r < 0)
-			return r;
-	}
 	while (n) {
 		size_t k = WR_OBUF_SIZE - w->olen;
 
@@ -643,7 +531,7 @@ static int wr_out(struct perfring_writer *w, const void *p, size_t n)
 
 static uint64_t wr_pos(const struct perfring_writer *w)
 {
-	return w->opos + w->olen + w->ext.len;
+	return w->opos + w->olen;
 }
 
 /* Compress the staged records into one COMPRESSED record. */
@@ -696,36 +584,6 @@ static int wr_data(struct perfring_writer *w, const void *p, size_t n)
 		}
 	}
 	return w->err;
-}
-
-/*
- * The same, for a record the caller says is also at offset off of file fd
- * (fd < 0: not): in file mode without compression it joins the extent
- * (the output bytes are the same; only who copies them changes).
- */
-static int wr_data_from(struct perfring_writer *w, const void *p, size_t n, int fd,
-			uint64_t off)
-{
-	if (fd < 0 || w->z || w->pipe || w->bg_failed)
-		return wr_data(w, p, n);
-	if (w->err)
-		return w->err;
-	if (w->ext.len && (w->ext.fd != fd || w->ext.off + w->ext.len != off)) {
-		int r = wr_flush_full(w);
-
-		if (r < 0)
-			return r;
-	}
-	if (!w->ext.len) {
-		w->ext.fd = fd;
-		w->ext.off = off;
-	}
-	w->ext.len += n;
-	w->st.data_bytes += n;
-	/* Long runs go out while the caller reads on (the helper copies). */
-	if (w->ext.len >= WR_EXT_HANDOFF)
-		return wr_flush_full(w);
-	return 0;
 }
 
 /* ---- events ---------------------------------------------------------------- */
@@ -1777,7 +1635,7 @@ static int write_round(struct perfring_writer *w)
 }
 
 static int emit(struct perfring_writer *w, const void *rec, uint32_t size,
-		uint64_t t, int is_sample, int fd, uint64_t off)
+		uint64_t t, int is_sample)
 {
 	int r;
 
@@ -1794,7 +1652,7 @@ static int emit(struct perfring_writer *w, const void *rec, uint32_t size,
 			w->have_sample_time = 1;
 		}
 	}
-	r = wr_data_from(w, rec, size, fd, off);
+	r = wr_data(w, rec, size);
 	if (r < 0)
 		return r;
 	w->st.records++;
@@ -1918,7 +1776,7 @@ static int heap_pop_emit(struct perfring_writer *w)
 	w->queued_nr--;
 	if (!q->nr && !q->ended)
 		w->n_waiting++;
-	r = emit(w, c->data + c->rd + sizeof(e), e.size, e.time, (int)e.is_sample, -1, 0);
+	r = emit(w, c->data + c->rd + sizeof(e), e.size, e.time, (int)e.is_sample);
 	c->rd += need;
 	if (c->rd == c->wr) {
 		q->head = c->next;
@@ -2090,8 +1948,9 @@ bad_id:
 	return -EINVAL;
 }
 
-static int wr_write(struct perfring_writer *w, int source, const void *rec, size_t len,
-		    int fd, uint64_t off, struct perfring_diag *diag)
+PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
+				       const void *rec, size_t len,
+				       struct perfring_diag *diag)
 {
 	const unsigned char *p = rec;
 	struct wr_source *q;
@@ -2147,8 +2006,7 @@ static int wr_write(struct perfring_writer *w, int source, const void *rec, size
 		 * Nothing queued, and no other source can still produce
 		 * anything, so nothing older can come: write straight through.
 		 */
-		r = emit(w, p, size, t, type == PERFRING_RECORD_SAMPLE,
-			 size == len ? fd : -1, off);
+		r = emit(w, p, size, t, type == PERFRING_RECORD_SAMPLE);
 		if (r < 0)
 			wr_copy_err(w, diag);
 		return r;
@@ -2159,20 +2017,6 @@ static int wr_write(struct perfring_writer *w, int source, const void *rec, size
 	if (r < 0)
 		wr_copy_err(w, diag);
 	return r;
-}
-
-PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
-				       const void *rec, size_t len,
-				       struct perfring_diag *diag)
-{
-	return wr_write(w, source, rec, len, -1, 0, diag);
-}
-
-PERFRING_API int perfring_writer_write_from(struct perfring_writer *w, int source,
-					    const void *rec, size_t len, int fd,
-					    uint64_t off, struct perfring_diag *diag)
-{
-	return wr_write(w, source, rec, len, fd, off, diag);
 }
 
 PERFRING_API int perfring_writer_add_source(struct perfring_writer *w)

@@ -11,10 +11,3 @@ tests_writer_gen_LDADD = lib/libperfring.la
 WRITER_SH_TESTS = tests/writer-perf.sh tests/writer-fail.sh
 TESTS += tests/check_writer $(WRITER_SH_TESTS)
 EXTRA_DIST += $(WRITER_SH_TESTS)
-
-# perfring_writer_write_from: same bytes as perfring_writer_write
-check_PROGRAMS += tests/check_writer_from
-tests_check_writer_from_SOURCES = tests/check_writer_from.c tests/writer-test.h tests/testutil.h
-tests_check_writer_from_CPPFLAGS = $(TEST_CPPFLAGS)
-tests_check_writer_from_LDADD = $(TEST_LDADD)
-TESTS += tests/check_writer_from

@@ -199,7 +199,6 @@ struct pending {
 	unsigned char *rec;
 	uint64_t offset;
 	int event;
-	uint32_t flags;
 };
 
 struct input {
@@ -208,11 +207,8 @@ struct input {
 	bool is_ring;
 	int source;			/* the writer's */
 	bool done;
-	int fd;				/* ours, for the source and the writer's copies */
-	uint64_t data_off, data_end;	/* a ring's data area in its file */
 	GQueue pending;			/* pipe mode: struct pending *, read ahead */
 	struct pending *cur;
-	bool from_file;			/* the last record is as it is in the file */
 };
 
 /* A ring's damage, as the reader found it and where it went on. */
@@ -228,46 +224,26 @@ static int input_open(struct input *in)
 {
 	struct perfring_probe pr = { .sz = sizeof(pr) };
 	struct perfring_diag diag = { 0 };
-	PERFRING_SOURCE_OPTS(o, .flags = PERFRING_SOURCE_RESYNC, .name = in->path,
-			     .registry = reg, .on_damage = on_damage);
-	struct stat st;
+	PERFRING_SOURCE_OPTS(o, .flags = PERFRING_SOURCE_RESYNC, .registry = reg,
+			     .on_damage = on_damage);
 	int ret;
 
-	in->fd = -1;
 	g_queue_init(&in->pending);
 	ret = perfring_probe(in->path, &pr, &diag);
 	if (ret < 0)
 		goto diag_fail;
 	if (!strcmp(in->path, "-")) {
-		/* The library can map a ring from a regular standard input; replay names its inputs. */
+		/* The library maps a ring on a regular standard input; replay wants it named. */
 		if (pr.kind == PERFRING_SOURCE_RING) {
 			tool_error("-: a ring file cannot be read from standard input; name it");
 			return -1;
 		}
-		ret = perfring_source_open("-", &o, &diag, &in->src);
-	} else if (pr.is_stream) {
-		ret = perfring_source_open(in->path, &o, &diag, &in->src);
-	} else {
-		/* One fd for the reading and the writer's copies: the same file. */
-		in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
-		if (in->fd < 0) {
-			tool_error("%s: %s", in->path, g_strerror(errno));
-			return -1;
-		}
-		ret = perfring_source_open_fd(in->fd, &o, &diag, &in->src);
-		if (ret == 0 && (fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-			close(in->fd);
-			in->fd = -1;
-		}
 	}
+	ret = perfring_source_open(in->path, &o, &diag, &in->src);
 	if (ret < 0)
 		goto diag_fail;
 	in->is_ring = perfring_source_kind(in->src) == PERFRING_SOURCE_RING;
 	if (in->is_ring) {
-		struct perfring_ring *r = perfring_source_ring(in->src);
-
-		in->data_off = perfring_ring_data_file_offset(r);
-		in->data_end = in->data_off + perfring_ring_data_size(r);
 		if (!perfring_source_nr_events(in->src)) {
 			tool_error("%s: the ring describes no event", in->path);
 			return -1;
@@ -288,7 +264,6 @@ static int input_open(struct input *in)
 			p->rec = g_memdup2(r.hdr, r.size);
 			p->offset = r.offset;
 			p->event = r.event;
-			p->flags = r.flags;
 			g_queue_push_tail(&in->pending, p);
 			if (r.type == PERFRING_RECORD_SAMPLE ||
 			    r.type == PERFRING_RECORD_FINISHED_ROUND ||
@@ -346,9 +321,6 @@ static void input_close(struct input *in)
 
 	perfring_source_close(in->src);
 	in->src = NULL;
-	if (in->fd >= 0)
-		close(in->fd);
-	in->fd = -1;
 	if (in->cur) {
 		g_free(in->cur->rec);
 		g_free(in->cur);
@@ -407,7 +379,6 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 
 		if (in->done)
 			return 0;
-		in->from_file = false;
 		if (in->cur) {
 			g_free(in->cur->rec);
 			g_free(in->cur);
@@ -420,8 +391,6 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 			*size = ((const struct perfring_event_header *)p->rec)->size;
 			*offset = p->offset;
 			*attr = event_attr(in, p->event);
-			in->from_file = !(p->flags & (PERFRING_SOURCE_REC_COMPRESSED |
-						      PERFRING_SOURCE_REC_SWAPPED));
 		} else {
 			tool_diag_reset(&d);
 			ret = perfring_source_next(in->src, &r, &d);
@@ -438,13 +407,8 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 			*size = r.size;
 			*offset = r.offset;
 			*attr = r.attr;
-			if (in->is_ring) {
-				/* Validated by the reader; in the file unless it wraps. */
-				in->from_file = r.offset + r.size <= in->data_end;
-				return 1;
-			}
-			in->from_file = !(r.flags & (PERFRING_SOURCE_REC_COMPRESSED |
-						     PERFRING_SOURCE_REC_SWAPPED));
+			if (in->is_ring)
+				return 1;	/* validated by the reader */
 		}
 		if (record_ok(in->path, *offset, *attr, *rec, *size))
 			return 1;
@@ -522,13 +486,13 @@ static int writer_add_events(struct perfring_writer *w)
 }
 
 static int writer_put(struct perfring_writer *w, int src, const char *file, uint64_t offset,
-		      const void *rec, size_t size, int fd)
+		      const void *rec, size_t size)
 {
 	struct perfring_diag diag;
 	int ret;
 
 	tool_diag_reset(&diag);
-	ret = perfring_writer_write_from(w, src, rec, size, fd, offset, &diag);
+	ret = perfring_writer_write(w, src, rec, size, &diag);
 
 	if (ret == -EINVAL) {
 		problem(file, offset, "%s", diag.msg[0] ? diag.msg : "record refused");
@@ -597,7 +561,7 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 		close(null_fd);
 	}
 	for (int i = 0; i < nin; i++) {
-		struct input scan = { .path = paths[i], .fd = -1 };
+		struct input scan = { .path = paths[i] };
 		const struct perfring_attr *attr;
 		const void *rec;
 		size_t size;
@@ -658,7 +622,7 @@ static int jit_feed(struct perfring_writer *w, struct jit_bake *b, int src, bool
 			}
 			return 0;
 		}
-		if (writer_put(w, src, "--jit", 0, rec, size, -1) < 0)
+		if (writer_put(w, src, "--jit", 0, rec, size) < 0)
 			return -1;
 	}
 	return 0;
@@ -690,8 +654,6 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	int bake_src = -1;
 	int status = TOOL_EXIT_USAGE;
 
-	for (int i = 0; i < nin; i++)
-		in[i].fd = -1;
 	for (int i = 0; i < nin; i++) {
 		in[i].path = paths[i];
 		if (input_open(&in[i]) < 0)
@@ -754,8 +716,7 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 					break;
 				if (bake && jit_bake_drop(bake, attr, rec, size))
 					continue;
-				if (writer_put(w, in[i].source, in[i].path, off, rec, size,
-					       in[i].from_file ? in[i].fd : -1) < 0)
+				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
 					goto out;
 				if (!(++done_records % 4096))
 					tool_progress("%" PRIu64 " records...", done_records);

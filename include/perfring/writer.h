@@ -219,22 +219,6 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, int source,
 				       struct perfring_diag *diag);
 
 /*
- * perfring_writer_write of a record whose len bytes are also at offset off
- * of file fd, and stay so until perfring_writer_close: the writer may copy
- * them from there (copy_file_range, or read + write where the kernel cannot)
- * rather than from rec, so runs of records read from a mapped file reach
- * the output without a copy through user memory.  The output is the same
- * bytes as with perfring_writer_write.  fd must be readable (pread) and is
- * borrowed: keep it open until the writer is closed or aborted; fd < 0 is
- * perfring_writer_write.  Used in file mode without compression, for
- * records written through (one source, nothing queued); otherwise rec is
- * copied as usual.
- */
-PERFRING_API int perfring_writer_write_from(struct perfring_writer *w, int source,
-					    const void *rec, size_t len, int fd,
-					    uint64_t off, struct perfring_diag *diag);
-
-/*
  * Flush the merge, write the feature sections, patch the header, and rename
  * the temporary file into place.  Frees w in every case.
  * Returns 0 or the negative errno of the first failure (diag names the
