@@ -209,6 +209,7 @@ struct input {
 	bool done;
 	GQueue pending;			/* pipe mode: struct pending *, read ahead */
 	struct pending *cur;
+	struct perfring_source_record rec;	/* the last one read */
 };
 
 /* A ring's damage, as the reader found it and where it went on. */
@@ -229,6 +230,7 @@ static int input_open(struct input *in)
 	int ret;
 
 	g_queue_init(&in->pending);
+	in->rec.sz = sizeof(in->rec);
 	ret = perfring_probe(in->path, &pr, &diag);
 	if (ret < 0)
 		goto diag_fail;
@@ -372,20 +374,20 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 		      const struct perfring_attr **attr)
 {
 	for (;;) {
-		struct perfring_source_record r = { .sz = sizeof(r) };
+		struct perfring_source_record *r = &in->rec;
 		struct perfring_diag d;
 		struct pending *p;
 		int ret;
 
 		if (in->done)
 			return 0;
-		if (in->cur) {
+		if (G_UNLIKELY(in->cur)) {
 			g_free(in->cur->rec);
 			g_free(in->cur);
 			in->cur = NULL;
 		}
-		p = g_queue_pop_head(&in->pending);
-		if (p) {
+		if (G_UNLIKELY(in->pending.length)) {
+			p = g_queue_pop_head(&in->pending);
 			in->cur = p;
 			*rec = p->rec;
 			*size = ((const struct perfring_event_header *)p->rec)->size;
@@ -393,7 +395,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 			*attr = event_attr(in, p->event);
 		} else {
 			tool_diag_reset(&d);
-			ret = perfring_source_next(in->src, &r, &d);
+			ret = perfring_source_next(in->src, r, &d);
 			if (ret < 0) {
 				tool_progress_end();
 				problems++;
@@ -403,10 +405,10 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 				in->done = true;
 				return 0;
 			}
-			*rec = r.hdr;
-			*size = r.size;
-			*offset = r.offset;
-			*attr = r.attr;
+			*rec = r->hdr;
+			*size = r->size;
+			*offset = r->offset;
+			*attr = r->attr;
 			if (in->is_ring)
 				return 1;	/* validated by the reader */
 		}
