@@ -230,6 +230,44 @@ static void check_attrs(const struct perfring_perfdata *pd)
 	FUZZ_ASSERT(perfring_perfdata_attr(pd, na, NULL, NULL, NULL, NULL) == -ENOENT);
 }
 
+/*
+ * The same through the sources API (probe, then the perf.data reader or a
+ * ring), every record also through the validator with its attr.
+ */
+static void read_source(int fd)
+{
+	PERFRING_SOURCE_OPTS(opts, .name = "source");
+	struct perfring_source_record rec = { .sz = sizeof(rec) };
+	struct perfring_source *s = NULL;
+	struct perfring_diag diag;
+	int err;
+
+	memset(&diag, 0, sizeof(diag));
+	err = perfring_source_open_fd(fd, &opts, &diag, &s);
+	if (err) {
+		FUZZ_ASSERT(err < 0 && s == NULL);
+		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+		FUZZ_ASSERT(strcmp(diag.file, "source") == 0);
+		return;
+	}
+	if (perfring_source_perfdata(s)) {
+		check_attrs(perfring_source_perfdata(s));
+		check_features(perfring_source_perfdata(s));
+	}
+	while ((err = perfring_source_next(s, &rec, &diag)) == 1) {
+		FUZZ_ASSERT(rec.size == rec.hdr->size && rec.type == rec.hdr->type);
+		FUZZ_ASSERT(rec.event < (int)perfring_source_nr_events(s));
+		FUZZ_ASSERT((rec.event < 0) == (rec.attr == NULL));
+		(void)perfring_record_validate(NULL, rec.attr, rec.hdr, rec.size, rec.offset,
+					       &diag);
+	}
+	if (err < 0) {
+		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+		FUZZ_ASSERT(perfring_source_next(s, &rec, NULL) == err);
+	}
+	perfring_source_close(s);
+}
+
 static void read_all(int fd, int piped, const char *what)
 {
 	PERFRING_PERFDATA_OPTS(opts, .name = what);
@@ -308,7 +346,11 @@ static void from_memfd(const uint8_t *data, size_t size, int kernel)
 	    write_all(fd, data, size) == 0 && lseek(fd, 0, SEEK_SET) == 0) {
 		if (!kernel)
 			short_from_memory(fd, data, size, 0);
-		read_all(fd, 0, "memfd");
+		/* the whole-read pass goes through the sources API */
+		if (short_chunk == SIZE_MAX)
+			read_source(fd);
+		else
+			read_all(fd, 0, "memfd");
 		short_off_all();
 	}
 }

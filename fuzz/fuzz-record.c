@@ -10,7 +10,10 @@
  *   u64 sample_type, read_format, attr flags, sample_regs_user,
  *       sample_regs_intr, branch_sample_type
  * The record is decoded with perfring_sample_decode, perfring_lost_decode
- * and perfring_sample_id_decode.  Checked: no memory error; every pointer a
+ * and perfring_sample_id_decode, validated with perfring_record_validate
+ * (with and without the attr) and its id found with perfring_record_id.
+ * A record that validates with the attr: a SAMPLE decodes, a LOST decodes,
+ * an id perfring_record_id finds lies inside the record.  Checked: no memory error; every pointer a
  * decoded SAMPLE returns lies inside the record; a SAMPLE that decodes and
  * re-encodes gives back the same bytes, which decode to the same fields;
  * so does a LOST record of the size the encoder writes.
@@ -169,6 +172,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(err == 0 || err == -EBADMSG || err == -EINVAL);
 	if (err == 0)
 		FUZZ_ASSERT(perfring_sample_id_size(attr.sample_type) + 8 <= n);
+
+	/* the validator, with and without the attr */
+	memset(&diag, 0, sizeof(diag));
+	err = perfring_record_validate(NULL, &attr, rec, n, 0x40, &diag);
+	FUZZ_ASSERT(err == 0 || err == -EBADMSG || err == -EINVAL);
+	if (err) {
+		FUZZ_ASSERT(diag.error == -EBADMSG && diag.has_offset && diag.offset == 0x40);
+		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+	} else if (type == 9) {
+		FUZZ_ASSERT(perfring_sample_decode(&attr, rec, n, NULL, NULL) == 0);
+	} else if (type == 2) {
+		FUZZ_ASSERT(perfring_lost_decode(&attr, rec, n, NULL, NULL) == 0);
+	}
+	if (err == 0)	/* what passes with the attr passes without it */
+		FUZZ_ASSERT(perfring_record_validate(NULL, NULL, rec, n, 0, NULL) == 0 ||
+			    type == 9);
+	else
+		(void)perfring_record_validate(NULL, NULL, rec, n, 0, NULL);
+	{
+		uint64_t id = 0;
+		int ip, is;
+
+		err = perfring_record_id(&attr, rec, n, &id);
+		FUZZ_ASSERT(err == 0 || err == 1 || err == -EBADMSG);
+		perfring_sample_id_pos(attr.sample_type, &ip, &is);
+		if (err == 1)
+			FUZZ_ASSERT(type == 9 ? 16 + 8 * (size_t)ip <= n : 8 + 8 * (size_t)is <= n);
+	}
 
 	FUZZ_ASSERT(perfring_record_trailer_size(&attr, type) <= 48);
 	FUZZ_ASSERT(perfring_record_min_size(type) >= 8);

@@ -12,6 +12,9 @@
  *                    to a memfd opened with perfring_ring_open_fd: the
  *                    descriptor parser; bits 0 and 1 are then the file's
  *                    business); bit 4: file mode opens for writing too;
+ *                    bit 5: the reader resynchronises after damage
+ *                    (PERFRING_READER_RESYNC); file mode: the memfd is
+ *                    also read once through perfring_source_open_fd;
  *                    bits 8..9: extra read rounds
  *   u64 sample_type  of event 0 (id 1); event 1 (id 2) adds IDENTIFIER
  *   u64 attr flags   of both events (SAMPLE_ID_ALL matters)
@@ -80,8 +83,41 @@ static void write_some(struct perfring_ring *r, unsigned round)
 	}
 }
 
+/* A reader's damage (RESYNC): said with a file name and an offset. */
+static void damaged(const struct perfring_diag *d, void *user)
+{
+	FUZZ_ASSERT(d->has_offset && d->file[0]);
+	problem(d, user);
+}
+
+/* The ring file through the sources API, resynchronising after damage. */
+static void read_source(int fd)
+{
+	unsigned problems = 0;
+	PERFRING_SOURCE_OPTS(o, .flags = PERFRING_SOURCE_RESYNC, .on_damage = damaged,
+			     .user = &problems);
+	struct perfring_source_record rec = { .sz = sizeof(rec) };
+	struct perfring_source *s = NULL;
+	struct perfring_diag diag;
+	uint64_t got = 0;
+	int err;
+
+	memset(&diag, 0, sizeof(diag));
+	if (perfring_source_open_fd(fd, &o, &diag, &s) < 0) {
+		FUZZ_ASSERT(s == NULL && memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+		return;
+	}
+	while ((err = perfring_source_next(s, &rec, &diag)) == 1) {
+		FUZZ_ASSERT(rec.size >= 8 && rec.size % 8 == 0);
+		FUZZ_ASSERT(rec.event < (int)perfring_source_nr_events(s));
+		FUZZ_ASSERT(++got <= perfring_ring_data_size(perfring_source_ring(s)) / 8);
+	}
+	FUZZ_ASSERT(err == 0 || err == -EBADMSG || err == -ENOMEM);
+	perfring_source_close(s);
+}
+
 /* The ring file in a memfd, opened as a reader (and writer). */
-static int open_file(const uint8_t *p, size_t n, int rw, struct perfring_ring **r)
+static int open_file(const uint8_t *p, size_t n, int rw, int source, struct perfring_ring **r)
 {
 	struct perfring_diag diag;
 	int fd, err;
@@ -97,6 +133,8 @@ static int open_file(const uint8_t *p, size_t n, int rw, struct perfring_ring **
 		p += w;
 		n -= (size_t)w;
 	}
+	if (source)
+		read_source(fd);
 	memset(&diag, 0, sizeof(diag));
 	err = perfring_ring_open_fd(fd, PERFRING_RING_READ | (rw ? PERFRING_RING_WRITE : 0),
 				    &diag, r);
@@ -141,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (ctl & 8) {
 		map = NULL;
-		if (open_file(p, n, (ctl & 16) != 0, &r))
+		if (open_file(p, n, (ctl & 16) != 0, (ctl & 32) != 0, &r))
 			goto out;
 		if (!(ctl & 16))
 			ctl &= ~(uint64_t)4;	/* a reader cannot write */
@@ -160,7 +198,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	dsz = perfring_ring_data_size(r);
 	FUZZ_ASSERT(dsz >= 8 && dsz <= n);
-	err = perfring_reader_new(r, &rd);
+	{
+		PERFRING_READER_OPTS(ro, .flags = (ctl & 32) ? PERFRING_READER_RESYNC : 0,
+				     .on_damage = damaged, .user = &problems);
+
+		err = perfring_reader_new_opts(r, &ro, &rd);
+	}
 	if (err)
 		goto out;
 	for (unsigned round = 0; round < rounds; round++) {

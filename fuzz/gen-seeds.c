@@ -359,6 +359,8 @@ static const struct ring_seed ring_seeds[] = {
 	{ "overwrite-wrapped", 3 | 4, 256, 40, 0, 0 },
 	{ "overwrite-aborts", 3, 512, 50, 0, 5 },
 	{ "bigger", 2 | 4 | 0x100, 4096, 100, 9, 11 },
+	{ "resync-few", 2 | 32, 512, 6, 0, 0 },		/* the reader's RESYNC */
+	{ "resync-overwrite", 3 | 32, 512, 5, 0, 0 },
 };
 
 int main(int argc, char **argv)
@@ -386,6 +388,7 @@ int main(int argc, char **argv)
 	ring_file_seed("file-wrapped-lost", 0, 300, 50, 8 | 4);
 	ring_file_seed("file-writer", 0, 10, 0, 8 | 16 | 4);
 	ring_file_seed("file-overwrite", PERFRING_RING_OVERWRITE, 300, 0, 8 | 16 | 4);
+	ring_file_seed("file-source", 0, 6, 0, 8 | 32);	/* + perfring_source_open_fd */
 	printf("%u seed files written\n", nr_out);
 	return 0;
 }

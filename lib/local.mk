@@ -7,6 +7,8 @@ lib_libperfring_la_SOURCES = \
 	lib/jit-internal.h \
 	lib/jitdump.c \
 	lib/perfdata.c \
+	lib/perfdata-count.c \
+	lib/perfdata-count.h \
 	lib/perfdata-features.c \
 	lib/perfdata-private.h \
 	lib/perfdata-swap.c \

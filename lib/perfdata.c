@@ -31,6 +31,7 @@
 #include <zstd.h>
 #endif
 
+#include "perfdata-count.h"
 #include "perfdata-private.h"
 
 #define PD_MAGIC 0x32454c4946524550ull		/* "PERFILE2" */
@@ -803,6 +804,34 @@ PERFRING_API int perfring_perfdata_attr_by_id(const struct perfring_perfdata *pd
 					      uint64_t id)
 {
 	return pd ? idmap_find(pd, id) : -ENOENT;
+}
+
+PERFRING_API int perfring_perfdata_count(struct perfring_perfdata *pd, unsigned nthreads,
+					 struct perfring_diag *diag)
+{
+	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_stats st;
+	struct stat sb;
+	int r;
+
+	if (!pd)
+		return -EINVAL;
+	/* a fresh file-mode reader of this byte order on a regular file */
+	if (!pd->err && !pd->pipe && !pd->swap && !pd->z_active && pd->st.total == 0 &&
+	    fstat(pd->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (posix_fadvise(pd->fd, 0, 0, POSIX_FADV_SEQUENTIAL), 1) &&
+	    pr_count_headers(pd->fd, (uint64_t)pd->base + pd->hdr.data_offset,
+			     (uint64_t)pd->base + pd->data_end, nthreads, &st) == 0) {
+		pd->st = st;
+		/* at the end: the window is empty and starts there */
+		pd->buf_off = pd->data_end;
+		pd->len = pd->pos = 0;
+		pd->eof = 1;
+		return 0;
+	}
+	while ((r = perfring_perfdata_next(pd, &rec, diag)) == 1)
+		;
+	return r;
 }
 
 PERFRING_API const struct perfring_perfdata_stats *

@@ -3,7 +3,7 @@
  * perf's rule for a record's sample id, and the one validator of a whole
  * record (used by the ring reader, perfring-dump --check and replay).
  *
- * The id rule (doc/perf-format.md, "Which event a record belongs to"):
+ * The id rule (doc/perf-format.md 3.6, "Which event a record belongs to"):
  * a SAMPLE carries its id at word id_pos of its body (IDENTIFIER: the
  * first word; else ID after IP, TID, TIME and ADDR); another kernel record
  * with sample_id_all carries it at word is_pos counted back from its end

@@ -20,7 +20,7 @@ mandir=$(pr_var mandir) && bindir=$(pr_var bindir) && [ -n "$mandir" ] && [ -n "
 expect() { [ -e "$root$1" ] || die "not installed: $1"; }
 expect "$pr_libdir/libperfring.so"
 ls "$root$pr_libdir"/libperfring.so.0* >/dev/null 2>&1 || die "no libperfring.so.0 soname link"
-for h in perfring.h records.h ring.h sideband.h registry.h plugin.h backend.h perfdata.h \
+for h in perfring.h records.h ring.h sideband.h registry.h plugin.h backend.h perfdata.h source.h \
 	writer.h version.h; do
 	expect "$includedir/perfring/$h"
 done

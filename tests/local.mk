@@ -17,10 +17,11 @@ tests_check_ring_SOURCES = tests/check_ring.c tests/testutil.h
 tests_check_ring_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_ring_LDADD = $(TEST_LDADD) -lpthread
 
-# The concurrency tests (the ring; perfring-dump's threaded counter), also
-# run under ThreadSanitizer in CI.
-RING_TESTS = tests/check_ring tests/check_dump_count
+# The concurrency tests (the ring; the perf.data reader's threaded counter),
+# also run under ThreadSanitizer in CI.
+RING_TESTS = tests/check_ring tests/check_perfdata_count
 TESTS += tests/check_record tests/check_ring tests/symbols.sh tests/headers-cxx.sh
 
 EXTRA_DIST += tests/symbols.sh tests/headers-cxx.sh tests/fixtures tests/README.md
 include tests/jit.mk
+include tests/source.mk

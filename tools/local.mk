@@ -9,11 +9,10 @@ TOOL_LDADD = lib/libperfring.la $(GLIB_LIBS)
 
 bin_PROGRAMS += tools/perfring-dump
 tools_perfring_dump_SOURCES = tools/perfring-dump.c tools/json-codec.c tools/json-codec.h \
-	tools/dump-count.c tools/dump-count.h tools/num-fmt.h \
-	tools/tool-common.c tools/tool-common.h
+	tools/num-fmt.h tools/tool-common.c tools/tool-common.h
 tools_perfring_dump_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_dump_CFLAGS = $(TOOL_CFLAGS)
-tools_perfring_dump_LDADD = $(TOOL_LDADD) -lpthread
+tools_perfring_dump_LDADD = $(TOOL_LDADD)
 
 # perfring-record loads the hw backend as a plugin (never linked in).
 bin_PROGRAMS += tools/perfring-record

@@ -39,7 +39,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump-count.h"
 #include "json-codec.h"
 #include "num-fmt.h"
 #include "tool-common.h"
@@ -1158,39 +1157,6 @@ static void stats_from_reader(struct dump *d)
 	d->bytes = st->bytes;
 }
 
-/*
- * --stats on a plain file-mode perf.data (native byte order): walk the
- * record headers of the data section without the reader, which resolves
- * every record's attr (dump-count.c, reading with several threads).  Any
- * record the walk does not simply step over (COMPRESSED, payloads outside
- * the record size, a bad size) hands the whole file back to the reader:
- * returns -1 and counts nothing.
- */
-static int fast_stats(struct dump *d)
-{
-	const struct perfring_perfdata_header *h = perfring_perfdata_header(d->pd);
-	struct dump_count c = { .by_type = d->by_type, .ntypes = PERFRING_PERFDATA_STATS_TYPES };
-	int fd, ret;
-
-	if (perfring_perfdata_is_pipe(d->pd) || perfring_perfdata_needs_swap(d->pd) ||
-	    !strcmp(d->path, "-"))
-		return -1;
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	ret = dump_count_records(fd, h->data_offset, h->data_offset + h->data_size, &c);
-	close(fd);
-	if (ret < 0) {
-		memset(d->by_type, 0, sizeof(d->by_type));
-		return -1;
-	}
-	d->other = c.other;
-	d->total = c.total;
-	d->bytes = c.bytes;
-	return 0;
-}
-
 static void print_stats(const struct dump *d)
 {
 	char tn[32];
@@ -1293,17 +1259,14 @@ static int dump_one(const char *path, bool banner)
 	}
 	if (opt_check)
 		check_attrs(&d, 0);
-	if (opt_stats && !type_filter && !opt_pid_set && !d.is_ring && fast_stats(&d) == 0) {
-		r = 0;
-	} else if (opt_stats && !type_filter && !opt_pid_set && !d.is_ring) {
-		/* the fast path: the reader counts as perf does; nothing here
-		 * looks at the records */
-		struct perfring_perfdata_record pr;
+	if (opt_stats && !type_filter && !opt_pid_set && !d.is_ring) {
+		/* the library counts as perf does (headers only where it can:
+		 * a file-mode perf.data in a regular file); nothing here looks
+		 * at the records */
 		struct perfring_diag diag;
 
 		tool_diag_reset(&diag);
-		while ((r = perfring_perfdata_next(d.pd, &pr, &diag)) == 1)
-			;
+		r = perfring_perfdata_count(d.pd, 0, &diag);
 		if (r < 0) {
 			diag_fallback(&diag, d.path, r);
 			tool_error_diag(&diag);

@@ -211,6 +211,27 @@ struct perfring_perfdata_stats {
 PERFRING_API const struct perfring_perfdata_stats *
 perfring_perfdata_get_stats(const struct perfring_perfdata *pd);
 
+/*
+ * Headers-only counting (`perfring-dump --stats`): count every record of
+ * the data as perfring_perfdata_get_stats counts them after a full read,
+ * then be at the end (perfring_perfdata_next returns 0).  A file-mode
+ * perf.data of this byte order in a regular file, not read from yet, is
+ * counted by walking the 8-byte record headers only (no attr resolution,
+ * no copy into the read window), the data section read in 1 MiB chunks by
+ * up to 4 threads side by side (nthreads: 0 = one per processor, 1 below
+ * 8 MiB of data; 1 = the calling thread).  Anything else, and any data
+ * that walk does not simply step over (a COMPRESSED record, a payload
+ * outside its record size such as HEADER_TRACING_DATA or AUXTRACE, a bad
+ * size, a truncated file), is read with perfring_perfdata_next from where
+ * the reader is, which counts as perf does and reports damage.  In that
+ * case from_compressed and unknown_id are counted as well; after the
+ * header walk they are 0.
+ * Returns 0, or what perfring_perfdata_next returns on damage (diag
+ * filled; the records before the damage are counted).
+ */
+PERFRING_API int perfring_perfdata_count(struct perfring_perfdata *pd, unsigned nthreads,
+					 struct perfring_diag *diag);
+
 /* ---- features ----------------------------------------------------------- */
 
 /* Feature ids (HEADER_* in perf's header.h). */

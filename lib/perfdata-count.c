@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Record counting for perfring-dump --stats (see dump-count.h).
+ * perf.data headers-only counting (perfring_perfdata_count): the records of
+ * [start, end) of a regular file counted by walking their 8-byte headers,
+ * the file read by several threads at once (page-cache copies are the whole
+ * cost of counting; two cores copy about twice as fast as one).
  *
  * The data section is cut into CHUNK-sized pieces at fixed offsets.  Each
  * thread claims the next chunk, pread()s it into its own buffer, then waits
@@ -15,44 +18,49 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <perfring/perfring.h>
+#include "perfdata-count.h"
 
-#include "dump-count.h"
-
-#define CHUNK DUMP_COUNT_CHUNK
+#define CHUNK PR_COUNT_CHUNK
 /* chunks start at page offsets of the file and land on page-aligned
  * buffers: a misaligned copy from the page cache costs half as much again */
 #define PAGE ((size_t)4096)
 #define MAX_THREADS 4
 /* below this, starting threads costs more than it saves */
-#define PARALLEL_MIN DUMP_COUNT_PARALLEL_MIN
+#define PARALLEL_MIN PR_COUNT_PARALLEL_MIN
+
+/* what one walk counts (the part of perfring_perfdata_stats it fills) */
+struct counts {
+	uint64_t by_type[PERFRING_PERFDATA_STATS_TYPES];
+	uint64_t other, total, bytes;
+};
 
 struct walk {
 	int fd;
 	uint64_t base;		/* offset of chunk 0 (start rounded down) */
 	uint64_t start, end;
 	uint64_t nchunks;
-	gint next;		/* next chunk to claim (atomic) */
-	pthread_mutex_t lock;	/* not GMutex: ThreadSanitizer cannot see GLib's futex locks */
+	atomic_uint_fast64_t next;	/* next chunk to claim */
+	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	/* the hand-over from the walk of chunk k - 1 to that of chunk k */
 	uint64_t turn;		/* k: chunk k may be walked */
 	uint64_t pos;
 	unsigned char part[8];
 	unsigned npart;
-	gboolean failed;
+	int failed;
 };
 
 struct worker {
 	struct walk *w;
-	struct dump_count c;
-	GThread *thread;
+	struct counts c;
+	pthread_t thread;
 };
 
 static void chunk_span(const struct walk *w, uint64_t k, uint64_t *from, uint64_t *to)
@@ -68,7 +76,7 @@ static unsigned char *page_alloc(void)
 	void *p;
 
 	if (posix_memalign(&p, PAGE, CHUNK))
-		g_error("out of memory");	/* as g_malloc does */
+		return NULL;
 	return p;
 }
 
@@ -105,7 +113,7 @@ static uint32_t hdr_type(const unsigned char *h)
 }
 
 /* count one record whose header h starts at rec; 0, or -1 to give up */
-static int count_one(struct dump_count *c, const unsigned char *h, uint64_t rec, uint64_t end)
+static int count_one(struct counts *c, const unsigned char *h, uint64_t rec, uint64_t end)
 {
 	uint32_t type = hdr_type(h);
 	uint16_t size = hdr_size(h);
@@ -114,7 +122,7 @@ static int count_one(struct dump_count *c, const unsigned char *h, uint64_t rec,
 	    type == PERFRING_RECORD_AUXTRACE || type == PERFRING_RECORD_COMPRESSED ||
 	    type == 83 /* COMPRESSED2 */)
 		return -1;
-	if (type < c->ntypes)
+	if (type < PERFRING_PERFDATA_STATS_TYPES)
 		c->by_type[type]++;
 	else
 		c->other++;
@@ -128,7 +136,7 @@ static int count_one(struct dump_count *c, const unsigned char *h, uint64_t rec,
  * next header's offset (it may lie beyond to); part/npart carry a header
  * cut by the chunk's end into the next chunk.
  */
-static int walk_chunk(struct dump_count *c, const unsigned char *buf, uint64_t from, uint64_t to,
+static int walk_chunk(struct counts *c, const unsigned char *buf, uint64_t from, uint64_t to,
 		      uint64_t end, uint64_t *pos, unsigned char part[8], unsigned *npart)
 {
 	uint64_t p = *pos;
@@ -164,13 +172,15 @@ static int walk_chunk(struct dump_count *c, const unsigned char *buf, uint64_t f
 	return 0;
 }
 
-static int count_serial(int fd, uint64_t start, uint64_t end, struct dump_count *c)
+static int count_serial(int fd, uint64_t start, uint64_t end, struct counts *c)
 {
 	unsigned char *buf = page_alloc(), part[8];
 	uint64_t pos = start, from = start & ~(uint64_t)(PAGE - 1);
 	unsigned npart = 0;
 	int ret = -1;
 
+	if (!buf)
+		return -1;
 	while (from < end) {
 		size_t len = end - from < CHUNK ? (size_t)(end - from) : CHUNK;
 
@@ -190,14 +200,14 @@ out:
  * chunk before to hand over where the next header is, walk this chunk
  * while it is still in this core's cache, hand over to the next.
  */
-static gpointer worker_main(gpointer data)
+static void *worker_main(void *data)
 {
 	struct worker *me = data;
 	struct walk *w = me->w;
 	unsigned char *buf = page_alloc();
 
 	for (;;) {
-		uint64_t k = (uint64_t)(guint)g_atomic_int_add(&w->next, 1), from, to, pos;
+		uint64_t k = atomic_fetch_add(&w->next, 1), from, to, pos;
 		unsigned char part[8];
 		unsigned npart;
 		int rc;
@@ -205,7 +215,7 @@ static gpointer worker_main(gpointer data)
 		if (k >= w->nchunks)
 			break;
 		chunk_span(w, k, &from, &to);
-		rc = read_full(w->fd, buf, (size_t)(to - from), from);
+		rc = buf ? read_full(w->fd, buf, (size_t)(to - from), from) : -1;
 		pthread_mutex_lock(&w->lock);
 		while (!w->failed && w->turn != k)
 			pthread_cond_wait(&w->cond, &w->lock);
@@ -218,7 +228,7 @@ static gpointer worker_main(gpointer data)
 			rc = walk_chunk(&me->c, buf, from, to, w->end, &pos, part, &npart);
 		pthread_mutex_lock(&w->lock);
 		if (rc < 0) {
-			w->failed = TRUE;
+			w->failed = 1;
 		} else {
 			w->turn = k + 1;
 			w->pos = pos;
@@ -234,36 +244,35 @@ static gpointer worker_main(gpointer data)
 	return NULL;
 }
 
-int dump_count_records(int fd, uint64_t start, uint64_t end, struct dump_count *c)
+static unsigned nr_cpus(void)
 {
-	unsigned n = g_get_num_processors();
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (end >= start && end - start < PARALLEL_MIN)
-		n = 1;
-	return dump_count_records_threads(fd, start, end, c, n ? n : 1);
+	return n > 0 ? (unsigned)n : 1;
 }
 
-int dump_count_records_threads(int fd, uint64_t start, uint64_t end, struct dump_count *c,
-			       unsigned nthreads)
+PR_HIDDEN int pr_count_headers(int fd, uint64_t start, uint64_t end, unsigned nthreads,
+			       struct perfring_perfdata_stats *st)
 {
 	struct walk w = { .fd = fd, .start = start, .end = end, .pos = start };
 	struct worker workers[MAX_THREADS];
+	struct counts total;
 	int ret;
 
-	memset(c->by_type, 0, c->ntypes * sizeof(*c->by_type));
-	c->other = c->total = c->bytes = 0;
 	if (end < start)
 		return -1;
 	if (!nthreads)
-		nthreads = g_get_num_processors();
-	if (nthreads < 2)
-		return count_serial(fd, start, end, c);
+		nthreads = end - start < PARALLEL_MIN ? 1 : nr_cpus();
+	memset(&total, 0, sizeof(total));
+	if (nthreads < 2 || (end - start) / CHUNK > (uint64_t)INT_MAX) {
+		ret = count_serial(fd, start, end, &total);
+		goto done;
+	}
 	if (nthreads > MAX_THREADS)
 		nthreads = MAX_THREADS;
 	w.base = start & ~(uint64_t)(PAGE - 1);
 	w.nchunks = (end - w.base + CHUNK - 1) / CHUNK;
-	if (w.nchunks > G_MAXINT / 2)
-		return count_serial(fd, start, end, c);
+	atomic_init(&w.next, 0);
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
 	/*
@@ -272,11 +281,8 @@ int dump_count_records_threads(int fd, uint64_t start, uint64_t end, struct dump
 	 */
 	for (unsigned i = 0; i < nthreads; i++) {
 		workers[i].w = &w;
-		workers[i].c = (struct dump_count){ .by_type = g_new0(uint64_t, c->ntypes),
-						    .ntypes = c->ntypes };
-		workers[i].thread = g_thread_try_new("perfring-count", worker_main, &workers[i], NULL);
-		if (!workers[i].thread) {
-			g_free(workers[i].c.by_type);
+		memset(&workers[i].c, 0, sizeof(workers[i].c));
+		if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i])) {
 			nthreads = i;
 			break;
 		}
@@ -284,21 +290,29 @@ int dump_count_records_threads(int fd, uint64_t start, uint64_t end, struct dump
 	if (!nthreads) {
 		pthread_mutex_destroy(&w.lock);
 		pthread_cond_destroy(&w.cond);
-		return count_serial(fd, start, end, c);
+		ret = count_serial(fd, start, end, &total);
+		goto done;
 	}
 	for (unsigned i = 0; i < nthreads; i++) {
-		struct dump_count *wc = &workers[i].c;
+		const struct counts *wc = &workers[i].c;
 
-		g_thread_join(workers[i].thread);
-		for (uint32_t t = 0; t < c->ntypes; t++)
-			c->by_type[t] += wc->by_type[t];
-		c->other += wc->other;
-		c->total += wc->total;
-		c->bytes += wc->bytes;
-		g_free(wc->by_type);
+		pthread_join(workers[i].thread, NULL);
+		for (uint32_t t = 0; t < PERFRING_PERFDATA_STATS_TYPES; t++)
+			total.by_type[t] += wc->by_type[t];
+		total.other += wc->other;
+		total.total += wc->total;
+		total.bytes += wc->bytes;
 	}
 	ret = !w.failed && w.turn == w.nchunks && w.pos == end && !w.npart ? 0 : -1;
 	pthread_mutex_destroy(&w.lock);
 	pthread_cond_destroy(&w.cond);
+done:
+	if (ret == 0) {
+		memset(st, 0, sizeof(*st));
+		memcpy(st->by_type, total.by_type, sizeof(st->by_type));
+		st->other = total.other;
+		st->total = total.total;
+		st->bytes = total.bytes;
+	}
 	return ret;
 }

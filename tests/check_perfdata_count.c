@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfring-dump --stats' record counter (tools/dump-count.c), which reads
+ * The perf.data reader's headers-only counting mode (lib/perfdata-count.c,
+ * behind perfring_perfdata_count and perfring-dump --stats), which reads
  * the file with several threads and walks the record headers chunk by
  * chunk: its counts equal a plain walk's on synthetic data sections with
  * a header cut by every chunk boundary at every byte, for 1, 2, 3 and 4
@@ -12,15 +13,17 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <perfring/perfring.h>
 
-#include "dump-count.h"
+#include "perfdata-count.h"
 #include "testutil.h"
 
-#define NTYPES 128
+#define NTYPES PERFRING_PERFDATA_STATS_TYPES
 
 struct synth {
 	unsigned char *buf;	/* the whole file */
@@ -66,7 +69,7 @@ static void put_record(struct synth *s, uint64_t at, uint32_t type, uint16_t siz
 static void synth_make(struct synth *s, uint64_t start, uint64_t want)
 {
 	uint64_t base = start & ~(uint64_t)4095, at = start;
-	uint64_t next_b = base + DUMP_COUNT_CHUNK, target;
+	uint64_t next_b = base + PR_COUNT_CHUNK, target;
 	unsigned j = 1, landed = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -91,14 +94,14 @@ static void synth_make(struct synth *s, uint64_t start, uint64_t want)
 		target = next_b - j % 9;
 		if (at + 8 > target) {
 			/* too close to land on: aim at the next boundary */
-			next_b += DUMP_COUNT_CHUNK;
+			next_b += PR_COUNT_CHUNK;
 			j++;
 			target = next_b - j % 9;
 		}
 		if (at + size + 8 > target) {
 			/* land the next header (j % 9) bytes before the boundary */
 			size = target - at;
-			next_b += DUMP_COUNT_CHUNK;
+			next_b += PR_COUNT_CHUNK;
 			j++;
 			landed++;
 		}
@@ -108,7 +111,7 @@ static void synth_make(struct synth *s, uint64_t start, uint64_t want)
 	s->end = at;
 	s->len = (size_t)at;
 	/* every cut (1..7), "just ahead" and "on the boundary" were made */
-	ck_assert_uint_ge(landed, want / DUMP_COUNT_CHUNK < 9 ? want / DUMP_COUNT_CHUNK - 1 : 9);
+	ck_assert_uint_ge(landed, want / PR_COUNT_CHUNK < 9 ? want / PR_COUNT_CHUNK - 1 : 9);
 }
 
 static void synth_free(struct synth *s)
@@ -119,7 +122,7 @@ static void synth_free(struct synth *s)
 
 static int write_file(const struct synth *s, size_t len)
 {
-	char path[] = "/tmp/check_dump_count.XXXXXX";
+	char path[] = "/tmp/check_perfdata_count.XXXXXX";
 	int fd = mkstemp(path);
 	size_t off = 0;
 
@@ -134,15 +137,15 @@ static int write_file(const struct synth *s, size_t len)
 	return fd;
 }
 
-static int count(const struct synth *s, int fd, unsigned nthreads, struct dump_count *c)
+/* nthreads 0: the automatic choice */
+static int count(const struct synth *s, int fd, unsigned nthreads,
+		 struct perfring_perfdata_stats *c)
 {
-	static uint64_t by_type[NTYPES];
-
-	*c = (struct dump_count){ .by_type = by_type, .ntypes = NTYPES };
-	return dump_count_records_threads(fd, s->start, s->end, c, nthreads);
+	memset(c, 0, sizeof(*c));
+	return pr_count_headers(fd, s->start, s->end, nthreads, c);
 }
 
-static void assert_counts(const struct synth *s, const struct dump_count *c)
+static void assert_counts(const struct synth *s, const struct perfring_perfdata_stats *c)
 {
 	for (unsigned t = 0; t < NTYPES; t++)
 		ck_assert_msg(c->by_type[t] == s->by_type[t], "type %u: %llu, want %llu", t,
@@ -157,7 +160,7 @@ START_TEST(test_counts_equal)
 {
 	static const uint64_t starts[] = { 0x3a8, 4096, 0x1234567, 17 };
 	struct synth s;
-	struct dump_count c;
+	struct perfring_perfdata_stats c;
 	uint64_t start = starts[_i];
 	int fd;
 
@@ -168,14 +171,9 @@ START_TEST(test_counts_equal)
 		assert_counts(&s, &c);
 	}
 	/* the automatic choice (parallel: more than the threshold) */
-	ck_assert_uint_gt(s.end - s.start, DUMP_COUNT_PARALLEL_MIN);
-	{
-		static uint64_t by_type[NTYPES];
-
-		c = (struct dump_count){ .by_type = by_type, .ntypes = NTYPES };
-		ck_assert_int_eq(dump_count_records(fd, s.start, s.end, &c), 0);
-		assert_counts(&s, &c);
-	}
+	ck_assert_uint_gt(s.end - s.start, PR_COUNT_PARALLEL_MIN);
+	ck_assert_int_eq(count(&s, fd, 0, &c), 0);
+	assert_counts(&s, &c);
 	close(fd);
 	synth_free(&s);
 }
@@ -185,22 +183,20 @@ END_TEST
 START_TEST(test_small_and_empty)
 {
 	struct synth s;
-	struct dump_count c;
-	static uint64_t by_type[NTYPES];
+	struct perfring_perfdata_stats c;
 	int fd;
 
 	synth_make(&s, 0x3a8, 3ull << 20);
 	fd = write_file(&s, s.len);
-	c = (struct dump_count){ .by_type = by_type, .ntypes = NTYPES };
-	ck_assert_int_eq(dump_count_records(fd, s.start, s.end, &c), 0);
+	ck_assert_int_eq(count(&s, fd, 0, &c), 0);
 	assert_counts(&s, &c);
 	for (unsigned n = 1; n <= 3; n++) {
 		ck_assert_int_eq(count(&s, fd, n, &c), 0);
 		assert_counts(&s, &c);
 	}
-	ck_assert_int_eq(dump_count_records_threads(fd, 100, 100, &c, 2), 0);
+	ck_assert_int_eq(pr_count_headers(fd, 100, 100, 2, &c), 0);
 	ck_assert_uint_eq(c.total, 0);
-	ck_assert_int_eq(dump_count_records_threads(fd, 100, 99, &c, 2), -1);
+	ck_assert_int_eq(pr_count_headers(fd, 100, 99, 2, &c), -1);
 	close(fd);
 	synth_free(&s);
 }
@@ -218,7 +214,7 @@ static size_t record_at_boundary(const struct synth *s, uint64_t b)
 static void expect_give_up(struct synth *s, size_t rec, const char *what)
 {
 	int fd = write_file(s, s->len);
-	struct dump_count c;
+	struct perfring_perfdata_stats c;
 
 	for (unsigned n = 1; n <= 4; n++)
 		ck_assert_msg(count(s, fd, n, &c) == -1, "%s at record %zu, %u threads: counted",
@@ -235,8 +231,8 @@ START_TEST(test_gives_up)
 
 	synth_make(&s, 0x3a8, 20ull << 20);
 	/* a header cut by a boundary, one in the middle, the first and the last */
-	for (b = (s.start & ~(uint64_t)4095) + DUMP_COUNT_CHUNK; b < s.end && cut == SIZE_MAX;
-	     b += DUMP_COUNT_CHUNK)
+	for (b = (s.start & ~(uint64_t)4095) + PR_COUNT_CHUNK; b < s.end && cut == SIZE_MAX;
+	     b += PR_COUNT_CHUNK)
 		cut = record_at_boundary(&s, b);
 	ck_assert_uint_ne(cut, SIZE_MAX);
 	picks[0] = cut;
@@ -278,12 +274,12 @@ START_TEST(test_gives_up)
 	/* the file is shorter than the section says: cut at a boundary, in a
 	 * cut header and in the middle of a chunk */
 	{
-		uint64_t cuts[] = { s.offsets[cut] + 3, (s.start & ~(uint64_t)4095) + 5 * DUMP_COUNT_CHUNK,
+		uint64_t cuts[] = { s.offsets[cut] + 3, (s.start & ~(uint64_t)4095) + 5 * PR_COUNT_CHUNK,
 				    s.end - 1, s.start + 12345 };
 
 		for (unsigned i = 0; i < 4; i++) {
 			int fd = write_file(&s, (size_t)cuts[i]);
-			struct dump_count c;
+			struct perfring_perfdata_stats c;
 
 			for (unsigned n = 1; n <= 4; n++)
 				ck_assert_msg(count(&s, fd, n, &c) == -1,
@@ -296,15 +292,107 @@ START_TEST(test_gives_up)
 }
 END_TEST
 
+/* ---- perfring_perfdata_count on real perf.data files ---------------------- */
+
+static const char *fixture(const char *name)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/%s.data", FIXTURES_DIR, name);
+	return buf;
+}
+
+static const char *const count_fixtures[] = {
+	"pd-file", "pd-two", "pd-syswide", "pd-callchain",	/* the header walk */
+	"pd-zstd", "pd-pipe", "pd-pipe-zstd", "pd-pipe-tp",	/* the reader */
+};
+
+/* the counts equal a full read's; then the reader is at the end */
+START_TEST(test_count_fixture)
+{
+	const char *path = fixture(count_fixtures[_i]);
+	struct perfring_perfdata *a, *b;
+	struct perfring_perfdata_record rec;
+	const struct perfring_perfdata_stats *sa, *sb;
+	struct perfring_diag d;
+
+	ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &a), 0);
+	ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &b), 0);
+	while (perfring_perfdata_next(a, &rec, &d) == 1)
+		;
+	for (unsigned n = 0; n <= 2; n++) {
+		if (n) {
+			perfring_perfdata_close(b);
+			ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &b), 0);
+		}
+		ck_assert_int_eq(perfring_perfdata_count(b, n, &d), 0);
+		sa = perfring_perfdata_get_stats(a);
+		sb = perfring_perfdata_get_stats(b);
+		ck_assert_uint_gt(sb->total, 10);
+		ck_assert_uint_eq(sb->total, sa->total);
+		ck_assert_uint_eq(sb->other, sa->other);
+		ck_assert_uint_eq(sb->bytes, sa->bytes);
+		ck_assert(!memcmp(sb->by_type, sa->by_type, sizeof(sa->by_type)));
+		ck_assert_int_eq(perfring_perfdata_next(b, &rec, &d), 0);
+	}
+	perfring_perfdata_close(a);
+	perfring_perfdata_close(b);
+}
+END_TEST
+
+/* a truncated data section: the header walk hands over to the reader,
+ * which counts the records before the damage and says where it is */
+START_TEST(test_count_truncated)
+{
+	char path[] = "/tmp/check_perfdata_count.XXXXXX";
+	struct perfring_perfdata *pd;
+	struct perfring_perfdata_record rec;
+	struct perfring_diag d;
+	FILE *in = fopen(fixture("pd-file"), "rb");
+	unsigned char buf[65536];
+	size_t n;
+	int fd = mkstemp(path);
+	uint64_t cut;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_int_ge(fd, 0);
+	n = fread(buf, 1, sizeof(buf), in);
+	fclose(in);
+	ck_assert_int_eq(perfring_perfdata_open(fixture("pd-file"), NULL, &d, &pd), 0);
+	cut = perfring_perfdata_header(pd)->data_offset + 1000;
+	perfring_perfdata_close(pd);
+	ck_assert_uint_lt(cut, n);
+	ck_assert_int_eq(write(fd, buf, (size_t)cut), (ssize_t)cut);
+	/* cut in its data section: the feature table lies past the end */
+	memset(&d, 0, sizeof(d));
+	ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &pd), 0);
+	ck_assert_int_eq(perfring_perfdata_count(pd, 2, &d), -EBADMSG);
+	ck_assert(d.has_offset);
+	ck_assert_uint_eq(d.offset, 0x4f0);	/* the first record it cuts */
+	ck_assert_str_eq(d.file, path);
+	ck_assert(strstr(d.msg, "truncated"));
+	ck_assert_uint_eq(perfring_perfdata_get_stats(pd)->total, 17);
+	ck_assert_int_eq(perfring_perfdata_next(pd, &rec, &d), -EBADMSG);
+	perfring_perfdata_close(pd);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
-	Suite *s = suite_create("dump-count");
+	Suite *s = suite_create("perfdata-count");
 	TCase *tc = tcase_create("count");
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_counts_equal, 0, 4);
 	tcase_add_test(tc, test_small_and_empty);
 	tcase_add_test(tc, test_gives_up);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("reader");
+	tcase_add_loop_test(tc, test_count_fixture, 0,
+			    (int)(sizeof(count_fixtures) / sizeof(count_fixtures[0])));
+	tcase_add_test(tc, test_count_truncated);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
