@@ -3,7 +3,9 @@
 #  - a byte-swapped (big-endian) file-mode perf.data replays: the real perf
 #    script prints the same events for it as for the native file it was
 #    swapped from (tests/pd-swap, an independent swapper);
-#  - a directory is refused: exit 2, a message naming it, no output.
+#  - a directory is refused: exit 2, a message naming it, no output;
+#  - a FIFO holding pipe-mode perf.data is read as it comes (opened once:
+#    its writer sees no reader come and go before the real one).
 set -u
 . "$top_srcdir/tests/replay-lib.sh"
 SWAP="$B/tests/pd-swap"
@@ -42,6 +44,22 @@ mkdir "$W/dir.data"
 status "a directory" 2 $?
 has "a directory: named, and why" "$W/dir.err" "^perfring-replay: $W/dir.data: .*is a directory"
 [ ! -e "$W/dir.out" ] && ok "a directory: no output" || bad "a directory: output written"
+
+if mkfifo "$W/fifo" 2>/dev/null; then
+	cat "$F/pd-pipe.data" >"$W/fifo" &
+	writer=$!
+	"$REPLAY" --kernel-map=none -o "$W/fifo.data" "$W/fifo" 2>"$W/fifo.err"
+	status "a FIFO" 0 $?
+	wait $writer
+	status "a FIFO: its writer" 0 $?
+	"$REPLAY" --kernel-map=none -o "$W/file.data" "$F/pd-pipe.data" 2>/dev/null
+	"$REPLAY" --json-out "$W/file.data" | records >"$W/file.rec"
+	"$REPLAY" --json-out "$W/fifo.data" | records >"$W/fifo.rec"
+	[ -s "$W/fifo.rec" ] && ok "a FIFO: records written" || bad "a FIFO: no record written"
+	same "a FIFO: the records of the file" "$W/file.rec" "$W/fifo.rec"
+else
+	bad "mkfifo failed in $W"
+fi
 
 echo "1..$n"
 [ $fails -eq 0 ]

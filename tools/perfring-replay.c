@@ -207,6 +207,7 @@ struct input {
 	bool is_ring;
 	int source;			/* the writer's */
 	bool done;
+	int fd;				/* a named input, -1 for standard input */
 	GQueue pending;			/* pipe mode: struct pending *, read ahead */
 	struct pending *cur;
 	struct perfring_source_record rec;	/* the last one read */
@@ -226,22 +227,33 @@ static int input_open(struct input *in)
 	struct perfring_probe pr = { .sz = sizeof(pr) };
 	struct perfring_diag diag = { 0 };
 	PERFRING_SOURCE_OPTS(o, .flags = PERFRING_SOURCE_RESYNC, .registry = reg,
-			     .on_damage = on_damage);
+			     .on_damage = on_damage, .name = in->path);
+	bool is_stdin = !strcmp(in->path, "-");
 	int ret;
 
 	g_queue_init(&in->pending);
 	in->rec.sz = sizeof(in->rec);
-	ret = perfring_probe(in->path, &pr, &diag);
+	/*
+	 * Opened once, probed and read on that fd: a FIFO is not opened and
+	 * closed again under its writer, and what was probed is what is read.
+	 */
+	in->fd = is_stdin ? -1 : open(in->path, O_RDONLY | O_CLOEXEC);
+	if (!is_stdin && in->fd < 0) {
+		tool_error("%s: %s", in->path, g_strerror(errno));
+		return -1;
+	}
+	ret = perfring_probe_fd(is_stdin ? 0 : in->fd, in->path, &pr, &diag);
 	if (ret < 0)
 		goto diag_fail;
-	if (!strcmp(in->path, "-")) {
-		/* The library maps a ring on a regular standard input; replay wants it named. */
-		if (pr.kind == PERFRING_SOURCE_RING) {
-			tool_error("-: a ring file cannot be read from standard input; name it");
-			return -1;
-		}
+	/* The library maps a ring on a regular standard input; replay wants it named. */
+	if (is_stdin && pr.kind == PERFRING_SOURCE_RING) {
+		tool_error("-: a ring file cannot be read from standard input; name it");
+		return -1;
 	}
-	ret = perfring_source_open(in->path, &o, &diag, &in->src);
+	if (is_stdin)
+		ret = perfring_source_open("-", &o, &diag, &in->src);
+	else
+		ret = perfring_source_open_fd(in->fd, &o, &diag, &in->src);
 	if (ret < 0)
 		goto diag_fail;
 	in->is_ring = perfring_source_kind(in->src) == PERFRING_SOURCE_RING;
@@ -323,6 +335,9 @@ static void input_close(struct input *in)
 
 	perfring_source_close(in->src);
 	in->src = NULL;
+	if (in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
 	if (in->cur) {
 		g_free(in->cur->rec);
 		g_free(in->cur);
@@ -563,7 +578,7 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 		close(null_fd);
 	}
 	for (int i = 0; i < nin; i++) {
-		struct input scan = { .path = paths[i] };
+		struct input scan = { .path = paths[i], .fd = -1 };
 		const struct perfring_attr *attr;
 		const void *rec;
 		size_t size;
@@ -656,6 +671,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	int bake_src = -1;
 	int status = TOOL_EXIT_USAGE;
 
+	for (int i = 0; i < nin; i++)
+		in[i].fd = -1;
 	for (int i = 0; i < nin; i++) {
 		in[i].path = paths[i];
 		if (input_open(&in[i]) < 0)
