@@ -2019,7 +2019,9 @@ PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfrin
 		ring_get(r, rd->pos, rd->bounce, size);
 		pr_put16(rd->bounce + 6, (uint16_t)size);
 		p = rd->bounce;
+		/* types perf does not name are the caller's to count or drop */
 		if ((rd->flags & PERFRING_READER_RESYNC) &&
+		    perfring_record_type_name(pr_get32(p)) &&
 		    perfring_record_validate(rd->registry, rec_attr(r, p, size), p, size,
 					     data_off(r, rd->pos), &rd->diag) < 0) {
 			/* its size may swallow the records after it */

@@ -24,6 +24,12 @@
 
 #include "internal.h"
 
+_Static_assert(PERFRING_SOURCE_REC_COMPRESSED == PERFRING_PERFDATA_REC_COMPRESSED &&
+	       PERFRING_SOURCE_REC_ID == PERFRING_PERFDATA_REC_ID &&
+	       PERFRING_SOURCE_REC_UNKNOWN_ID == PERFRING_PERFDATA_REC_UNKNOWN_ID &&
+	       PERFRING_SOURCE_REC_SWAPPED == PERFRING_PERFDATA_REC_SWAPPED,
+	       "record flags are passed through");
+
 static uint64_t bswap64(uint64_t v)
 {
 	return __builtin_bswap64(v);
@@ -210,6 +216,26 @@ static int ring_find_id(const struct perfring_source *s, uint64_t id)
 	return -ENOENT;
 }
 
+/* A ring file by path, named `name` in diagnostics; read-write when the
+ * file allows it (consume then moves data_tail), as perfring_ring_open. */
+static int open_ring_path(const char *path, const char *name, struct perfring_diag *diag,
+			  struct perfring_ring **out)
+{
+	int fd, err;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EROFS))
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot open: %s", strerror(errno));
+		return err;
+	}
+	err = pr_ring_open_fd_named(fd, PERFRING_RING_READ, name, diag, out);
+	close(fd);
+	return err;
+}
+
 static int open_common(int fd, const char *path, const struct perfring_source_opts *opts,
 		       struct perfring_diag *diag, struct perfring_source **out)
 {
@@ -250,8 +276,8 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 	if (pr.kind == PERFRING_SOURCE_RING) {
 		PERFRING_READER_OPTS(ro);
 
-		if (path && strcmp(path, "-") && !(opts && opts->name))
-			err = perfring_ring_open(path, PERFRING_RING_READ, diag, &s->ring);
+		if (path && strcmp(path, "-"))
+			err = open_ring_path(path, s->name, diag, &s->ring);
 		else
 			err = pr_ring_open_fd_named(path ? 0 : fd, PERFRING_RING_READ, s->name, diag,
 						    &s->ring);

@@ -618,6 +618,34 @@ START_TEST(test_validate_sample)
 }
 END_TEST
 
+/* A plugin-claimed type, given a registry, is decoded by its plugin: an
+ * MMAP2 whose framing, body and string are fine but whose build-id size
+ * is too large is refused by the mmap2 plugin, and only with the registry. */
+START_TEST(test_validate_plugin)
+{
+	struct perfring_registry *reg;
+	struct perfring_attr a = mk_attr();
+	unsigned char rec[104] = { 0 };
+	struct perfring_event_header h = { PERFRING_RECORD_MMAP2, PERFRING_MISC_MMAP_BUILD_ID,
+					   104 };
+	struct perfring_diag d;
+
+	ck_assert_int_eq(perfring_registry_new(0, &reg), 0);
+	ck_assert_int_gt(perfring_registry_load_path(reg, BUILD_PLUGINS_PATH, &d), 0);
+	ck_assert_ptr_nonnull(perfring_registry_find(reg, PERFRING_RECORD_MMAP2));
+	memcpy(rec, &h, 8);
+	memcpy(rec + 72, "/bin/x", 7);	/* padded to 80, then the trailer (24 bytes) */
+	rec[40] = 20;
+	ck_assert_msg(perfring_record_validate(reg, &a, rec, 104, 0x200, &d) == 0, "%s", d.msg);
+	rec[40] = 30;
+	ck_assert_int_eq(perfring_record_validate(NULL, &a, rec, 104, 0x200, &d), 0);
+	ck_assert_int_eq(perfring_record_validate(reg, &a, rec, 104, 0x200, &d), -EBADMSG);
+	ck_assert_uint_eq(d.offset, 0x200);
+	ck_assert_msg(strstr(d.msg, "MMAP2 build-id size 30"), "%s", d.msg);
+	perfring_registry_free(reg);
+}
+END_TEST
+
 /* Every record of every perf.data fixture validates (perf wrote them). */
 START_TEST(test_validate_fixtures)
 {
@@ -801,17 +829,51 @@ START_TEST(test_resync_source)
 	ck_assert_uint_eq(log.off[0], perfring_ring_data_file_offset(r) + 32);
 	perfring_source_close(s);
 
-	/* without RESYNC the source fails, naming file and offset */
-	ck_assert_int_eq(perfring_source_open(path, NULL, &d, &s), 0);
+	/* without RESYNC the source fails, naming file and offset (here the
+	 * name the options give: the path is still what is opened) */
+	{
+		PERFRING_SOURCE_OPTS(o, .name = "named ring");
+
+		ck_assert_int_eq(perfring_source_open(path, &o, &d, &s), 0);
+	}
 	n = 0;
 	while ((ret = perfring_source_next(s, &rec, &d)) == 1)
 		n++;
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(ret, -EBADMSG);
-	assert_diag(&d, path, perfring_ring_data_file_offset(r) + 32, "not a multiple of 8");
+	assert_diag(&d, "named ring", perfring_ring_data_file_offset(r) + 32, "not a multiple of 8");
 	/* sticky */
 	ck_assert_int_eq(perfring_source_next(s, &rec, &d), -EBADMSG);
 	perfring_source_close(s);
+	perfring_ring_close(r);
+}
+END_TEST
+
+/* RESYNC: a record of a type perf does not name is the caller's, not damage. */
+START_TEST(test_resync_unknown_type)
+{
+	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 0);
+	struct damage_log log = { 0 };
+	struct perfring_reader *rd;
+	PERFRING_READER_OPTS(o, .flags = PERFRING_READER_RESYNC, .on_damage = on_damage,
+			     .user = &log);
+	struct perfring_record rec = { .sz = sizeof(rec) };
+	unsigned char odd[24] = { 0 };
+	struct perfring_event_header h = { 40, 0, 24 };
+	int n = 0;
+
+	write_samples(r, 7, 1);
+	memcpy(odd, &h, 8);
+	ck_assert_int_eq(perfring_ring_write(r, odd), 0);
+	write_samples(r, 7, 1);
+	ck_assert_int_eq(perfring_reader_new_opts(r, &o, &rd), 0);
+	while (perfring_reader_next(rd, &rec) == 1) {
+		ck_assert_uint_eq(rec.hdr->type, n == 1 ? 40 : PERFRING_RECORD_SAMPLE);
+		n++;
+	}
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(log.n, 0);
+	perfring_reader_free(rd);
 	perfring_ring_close(r);
 }
 END_TEST
@@ -867,6 +929,7 @@ static Suite *source_suite(void)
 	tc = tcase_create("validate");
 	tcase_add_loop_test(tc, test_validate, 0, (int)(sizeof(vcases) / sizeof(vcases[0])));
 	tcase_add_test(tc, test_validate_sample);
+	tcase_add_test(tc, test_validate_plugin);
 	tcase_add_test(tc, test_validate_fixtures);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("resync");
@@ -874,6 +937,7 @@ static Suite *source_suite(void)
 	tcase_add_test(tc, test_resync_nothing_after);
 	tcase_add_test(tc, test_resync_source);
 	tcase_add_test(tc, test_resync_overwrite);
+	tcase_add_test(tc, test_resync_unknown_type);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,8 +2,9 @@
 # and the perf.data counting mode.
 check_PROGRAMS += tests/check_source
 tests_check_source_SOURCES = tests/check_source.c tests/pd-testlib.c tests/pd-testlib.h tests/testutil.h
-tests_check_source_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_source_CPPFLAGS = $(TEST_CPPFLAGS) -DBUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH)"'
 tests_check_source_LDADD = $(TEST_LDADD)
+EXTRA_tests_check_source_DEPENDENCIES = $(plugin_LTLIBRARIES)
 TESTS += tests/check_source
 
 # The perf.data reader's headers-only counting (lib/perfdata-count.c, built

@@ -265,9 +265,11 @@ struct perfring_reader_opts {
 
 /*
  * A reader with options (o may be NULL: as perfring_reader_new).
- * PERFRING_READER_RESYNC (normal rings): every record is also checked with
- * perfring_record_validate (its attr found by its sample id; plugin types
- * by o->registry's plugin).  On damage (a framing error, or a record that
+ * PERFRING_READER_RESYNC (normal rings): every record of a type perf
+ * names is also checked with perfring_record_validate (its attr found by
+ * its sample id; plugin types by o->registry's plugin); records of types
+ * perf does not name are returned as they are framed, for the caller to
+ * count or drop.  On damage (a framing error, or a record that
  * does not validate, whose size may swallow the records after it) the
  * reader calls o->on_damage with what and where, then scans forward
  * 8 bytes at a time from the damaged record's start + 8 for the next
