@@ -4,6 +4,9 @@
 #    script prints the same events for it as for the native file it was
 #    swapped from (tests/pd-swap, an independent swapper);
 #  - a directory is refused: exit 2, a message naming it, no output;
+#  - a ring record of a type perf 6.1 does not know is no damage: the
+#    writer drops it with a warning and its count, or keeps it with
+#    --keep-unknown;
 #  - a FIFO holding pipe-mode perf.data is read as it comes (opened once:
 #    its writer sees no reader come and go before the real one).
 set -u
@@ -44,6 +47,19 @@ mkdir "$W/dir.data"
 status "a directory" 2 $?
 has "a directory: named, and why" "$W/dir.err" "^perfring-replay: $W/dir.data: .*is a directory"
 [ ! -e "$W/dir.out" ] && ok "a directory: no output" || bad "a directory: output written"
+
+"$EMU" "$GUEST" "$W/g.ring" >/dev/null || exit 1
+"$REPLAY" --json-out "$W/g.ring" >"$W/u.json"
+echo '{"type":30,"misc":0,"raw":"0102030405060708"}' >>"$W/u.json"
+"$REPLAY" --json-in "$W/u.json" --ring "$W/u.ring" || exit 1
+"$REPLAY" -o "$W/u.data" "$W/u.ring" 2>"$W/u.err"
+status "a ring with an unknown type" 0 $?
+has "unknown type: dropped, counted" "$W/u.err" "^perfring-replay: warning: .*dropped 1 record of type 30"
+"$REPLAY" -o "$W/k.data" --keep-unknown "$W/u.ring" 2>"$W/k.err"
+status "a ring with an unknown type, --keep-unknown" 0 $?
+empty "--keep-unknown: nothing said" "$W/k.err"
+"$REPLAY" --json-out "$W/k.data" >"$W/k.out"
+has "--keep-unknown: kept, bytes and all" "$W/k.out" '^\{"type":30,"misc":0,"raw":"0102030405060708"\}$'
 
 if mkfifo "$W/fifo" 2>/dev/null; then
 	cat "$F/pd-pipe.data" >"$W/fifo" &
