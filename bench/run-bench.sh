@@ -191,14 +191,18 @@ cat "$RING" > /dev/null
 measure /dev/null "$REPLAY" -o "$W/replay.data" "$RING"; ours=$MED
 if test "$RC" = 0; then
 	measure /dev/null "$PERF" inject -i "$W/replay.data" -o "$W/inject.data"; peer=$MED
+	# Against perf inject on the same input: both read the ring's replay
+	# (a file-mode perf.data of the same records) and write a perf.data.
+	measure /dev/null "$REPLAY" -o "$W/replay2.data" "$W/replay.data"; same=$MED
 	measure /dev/null cp "$RING" "$W/copy.ring"; cp_t=$MED
-	echo "INFO replay input: ring file $(mb "$rsize") MB ($(cat "$W/mkring.out")); perf inject reads the replay output"
-	line replay-vs-perf-inject "${ours}s" "${peer}s(perf-inject)" "$(fcalc "$peer / $ours")" ">=" 5
+	echo "INFO replay input: ring file $(mb "$rsize") MB ($(cat "$W/mkring.out")); perf inject and replay-vs-perf-inject read its replay ($(mb "$(stat -c %s "$W/replay.data")") MB)"
+	line replay-vs-perf-inject "${same}s" "${peer}s(perf-inject)" "$(fcalc "$peer / $same")" ">=" 5
+	line replay-ring-vs-perf-inject "${ours}s(ring)" "${peer}s(perf-inject)" "$(fcalc "$peer / $ours")" ">=" none
 	line replay-ring-vs-cp "${ours}s" "${cp_t}s(cp)" "$(fcalc "$ours / $cp_t")" "<=" 1.5
 else
 	skip replay-vs-perf-inject ">=5" "perfring-replay exit status $RC"
 fi
-rm -f "$W/copy.ring" "$W"/replay.data*
+rm -f "$W/copy.ring" "$W"/replay.data* "$W"/replay2.data*
 # A file-mode perf.data of the same order: the one perf recorded above.
 measure /dev/null "$REPLAY" -o "$W/replay.data" "$BIG"; ours=$MED
 if test "$RC" = 0; then

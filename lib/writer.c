@@ -565,6 +565,12 @@ static int wr_data(struct perfring_writer *w, const void *p, size_t n)
 
 	if (!w->z) {
 		w->st.data_bytes += n;
+		/* the common case, a record that fits: no loop, no call */
+		if (!w->err && n < WR_OBUF_SIZE - w->olen) {
+			memcpy(w->obuf + w->olen, p, n);
+			w->olen += n;
+			return 0;
+		}
 		return wr_out(w, p, n);
 	}
 	while (n) {

@@ -86,7 +86,8 @@ has "d6: named with its offset" "$W/d6.err" "^perfring-replay: $W/d6.ring: offse
 poke "$W/d6.ring" 0 'XRFRING'
 "$REPLAY" -o "$W/d6.data" "$W/d6.ring" 2>"$W/d6.err"
 status "an unknown magic" 2 $?
-has "d6: unknown magic" "$W/d6.err" "neither a perfring ring file nor a perf.data file"
+has "d6: unknown magic" "$W/d6.err" \
+	"^perfring-replay: $W/d6.ring: offset 0x0: unknown magic .*: neither a perf.data .*nor a perfring ring file"
 
 # Random damage (fixed seeds): never a crash, a hang or a sanitizer report;
 # exit 0 or 1, and with 1 a message with an offset.  (Damage inside a body,

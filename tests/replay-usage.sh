@@ -35,7 +35,7 @@ usage "--json-in with both outputs" "--json-in needs either" --json-in "$W/text"
 usage "--ring without --json-in" "--ring goes with --json-in" --ring "$W/r" -o "$W/o" x
 usage "bad --kernel-map" "--kernel-map: expected" --kernel-map=some -o "$W/o" x
 usage "missing input" "$W/nothere: No such file" -o "$W/o" "$W/nothere"
-usage "unknown kind of input" "$W/text: neither a perfring ring" -o "$W/o" "$W/text"
+usage "unknown kind of input" "$W/text: offset 0x0: unknown magic .*: neither a perf.data .*nor a perfring ring" -o "$W/o" "$W/text"
 usage "missing JSON input" ".*nothere" --json-in "$W/nothere" -o "$W/o"
 echo '{"type":"SAMPLE","misc":0}' >"$W/noattr.json"
 usage "JSON without ATTR" "$W/noattr.json: no ATTR line" --json-in "$W/noattr.json" -o "$W/o"

@@ -20,3 +20,9 @@ check_PROGRAMS += tests/replay-mkring
 tests_replay_mkring_SOURCES = tests/replay-mkring.c
 tests_replay_mkring_LDADD = lib/libperfring.la
 REPLAY_SH_TESTS += tests/replay-ring.sh
+
+# Inputs through the sources API: byte-swapped perf.data, directories.
+check_PROGRAMS += tests/pd-swap
+tests_pd_swap_SOURCES = tests/pd-swap.c tests/pd-testlib.c tests/pd-testlib.h
+tests_pd_swap_LDADD = lib/libperfring.la
+REPLAY_SH_TESTS += tests/replay-sources.sh

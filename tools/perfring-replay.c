@@ -31,8 +31,6 @@
 #include "json-codec.h"
 #include "tool-common.h"
 
-TOOL_DEFINE_BUILD_PLUGINS_PATH;
-
 #define BATCH 256		/* records per input per turn of the merge */
 #define PREREAD_MAX 4096	/* pipe-mode records read ahead for attrs */
 #define REC_MAX 65536u
@@ -189,177 +187,136 @@ static void event_free(gpointer p)
 
 /* ---- inputs ---------------------------------------------------------------- */
 
-enum input_kind { IN_RING, IN_PERFDATA };
+/*
+ * Every input is read through the library's sources (lib/source.c): the
+ * kind is told by the magic (perfring_probe), rings are read with
+ * PERFRING_SOURCE_RESYNC (the reader reports each damage and goes on at
+ * the next plausible record, validating every record it returns), and
+ * perf.data records are validated here with perfring_record_validate.
+ */
 
 struct pending {
 	unsigned char *rec;
 	uint64_t offset;
-	int attr_idx;
+	int event;
 };
 
 struct input {
 	char *path;
-	enum input_kind kind;
-	int source;
+	struct perfring_source *src;
+	bool is_ring;
+	int source;			/* the writer's */
 	bool done;
-	/* ring */
-	struct perfring_ring *ring;
-	struct perfring_reader *rd;
-	const struct perfring_attr **attrs;	/* per ring event */
-	const uint64_t **ids;
-	size_t *nr_ids;
-	size_t nr_events;
-	bool resync;			/* walking on our own after damage */
-	uint64_t pos, head, mask, data_size, data_off;
-	const unsigned char *data;
-	unsigned char *bounce;
-	/* perf.data */
-	struct perfring_perfdata *pd;
-	GQueue pending;			/* struct pending *: read ahead */
+	int fd;				/* a named input, -1 for standard input */
+	GQueue pending;			/* pipe mode: struct pending *, read ahead */
 	struct pending *cur;
+	struct perfring_source_record rec;	/* the last one read */
 };
 
-static int detect(const char *path, enum input_kind *kind)
+/* A ring's damage, as the reader found it and where it went on. */
+static void on_damage(const struct perfring_diag *d, void *user)
 {
-	unsigned char m[8];
-	int fd;
-	ssize_t n;
-	struct stat st;
-
-	if (!strcmp(path, "-")) {
-		/* A ring cannot be mapped from a pipe: only perf.data comes here. */
-		if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && pread(0, m, 8, 0) == 8 &&
-		    !memcmp(m, "PRFRING", 8)) {
-			tool_error("-: a ring file cannot be read from standard input; name it");
-			return -1;
-		}
-		*kind = IN_PERFDATA;
-		return 0;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		tool_error("%s: %s", path, g_strerror(errno));
-		return -1;
-	}
-	n = pread(fd, m, 8, 0);
-	close(fd);
-	if (n == 8 && !memcmp(m, "PRFRING", 8)) {
-		*kind = IN_RING;
-		return 0;
-	}
-	if (n == 8 && (!memcmp(m, "PERFILE2", 8) || !memcmp(m, "2ELIFREP", 8) ||
-		       !memcmp(m, "PERFFILE", 8))) {
-		*kind = IN_PERFDATA;
-		return 0;
-	}
-	tool_error("%s: neither a perfring ring file nor a perf.data file (unknown magic)", path);
-	return -1;
+	(void)user;
+	tool_progress_end();
+	tool_error_diag(d);
+	problems++;
 }
 
 static int input_open(struct input *in)
 {
+	struct perfring_probe pr = { .sz = sizeof(pr) };
 	struct perfring_diag diag = { 0 };
+	PERFRING_SOURCE_OPTS(o, .flags = PERFRING_SOURCE_RESYNC, .registry = reg,
+			     .on_damage = on_damage, .name = in->path);
+	bool is_stdin = !strcmp(in->path, "-");
 	int ret;
 
-	if (detect(in->path, &in->kind) < 0)
+	g_queue_init(&in->pending);
+	in->rec.sz = sizeof(in->rec);
+	/*
+	 * Opened once, probed and read on that fd: a FIFO is not opened and
+	 * closed again under its writer, and what was probed is what is read.
+	 */
+	in->fd = is_stdin ? -1 : open(in->path, O_RDONLY | O_CLOEXEC);
+	if (!is_stdin && in->fd < 0) {
+		tool_error("%s: %s", in->path, g_strerror(errno));
 		return -1;
-	if (in->kind == IN_RING) {
-		ret = perfring_ring_open(in->path, PERFRING_RING_READ, &diag, &in->ring);
-		if (ret < 0)
-			goto diag_fail;
-		ret = perfring_reader_new(in->ring, &in->rd);
-		if (ret < 0) {
-			tool_error("%s: %s", in->path, g_strerror(-ret));
-			return -1;
-		}
-		in->nr_events = perfring_ring_nr_events(in->ring);
-		if (!in->nr_events) {
+	}
+	ret = perfring_probe_fd(is_stdin ? 0 : in->fd, in->path, &pr, &diag);
+	if (ret < 0)
+		goto diag_fail;
+	/* The library maps a ring on a regular standard input; replay wants it named. */
+	if (is_stdin && pr.kind == PERFRING_SOURCE_RING) {
+		tool_error("-: a ring file cannot be read from standard input; name it");
+		return -1;
+	}
+	if (is_stdin)
+		ret = perfring_source_open("-", &o, &diag, &in->src);
+	else
+		ret = perfring_source_open_fd(in->fd, &o, &diag, &in->src);
+	if (ret < 0)
+		goto diag_fail;
+	in->is_ring = perfring_source_kind(in->src) == PERFRING_SOURCE_RING;
+	if (in->is_ring) {
+		if (!perfring_source_nr_events(in->src)) {
 			tool_error("%s: the ring describes no event", in->path);
 			return -1;
 		}
-		in->attrs = g_new0(const struct perfring_attr *, in->nr_events);
-		in->ids = g_new0(const uint64_t *, in->nr_events);
-		in->nr_ids = g_new0(size_t, in->nr_events);
-		for (size_t i = 0; i < in->nr_events; i++) {
-			PERFRING_EVENT_DESC(d);
-
-			perfring_ring_event(in->ring, (uint32_t)i, &d);
-			in->attrs[i] = d.attr;
-			in->ids[i] = d.ids;
-			in->nr_ids[i] = d.nr_ids;
-			if (add_event(in->path, d.attr, d.ids, d.nr_ids, d.name) < 0)
-				return -1;
-		}
-		in->bounce = g_malloc(REC_MAX);
-		/* The reader starts at data_tail: our position follows it. */
-		{
-			struct perfring_ring_stats st = { .sz = sizeof(st) };
-
-			perfring_ring_stats(in->ring, &st);
-			in->pos = st.tail;
-		}
-		return 0;
+	} else {
+		keep_tracing_data(perfring_source_perfdata(in->src));
 	}
-	ret = perfring_perfdata_open(in->path, NULL, &diag, &in->pd);
-	if (ret < 0)
-		goto diag_fail;
-	keep_tracing_data(in->pd);
-	g_queue_init(&in->pending);
-	if (perfring_perfdata_is_pipe(in->pd)) {
+	if (perfring_source_kind(in->src) == PERFRING_SOURCE_PERFDATA_PIPE) {
 		/* Read ahead until the attrs (and their names) are known. */
 		for (int n = 0; n < PREREAD_MAX; n++) {
-			struct perfring_perfdata_record r = { .sz = sizeof(r) };
+			struct perfring_source_record r = { .sz = sizeof(r) };
 			struct pending *p;
 
-			ret = perfring_perfdata_next(in->pd, &r, &diag);
+			ret = perfring_source_next(in->src, &r, &diag);
 			if (ret <= 0)
 				break;
 			p = g_new0(struct pending, 1);
-			p->rec = g_memdup2(r.header, r.size);
+			p->rec = g_memdup2(r.hdr, r.size);
 			p->offset = r.offset;
-			p->attr_idx = r.attr_idx;
+			p->event = r.event;
 			g_queue_push_tail(&in->pending, p);
 			if (r.type == PERFRING_RECORD_SAMPLE ||
 			    r.type == PERFRING_RECORD_FINISHED_ROUND ||
 			    r.type == PERFRING_RECORD_FINISHED_INIT)
 				break;
 		}
-		/* An error here shows again at the same place when reading on. */
+		/* An error here shows again (sticky) when reading on. */
 	}
-	for (uint32_t i = 0; i < perfring_perfdata_nr_attrs(in->pd); i++) {
-		const struct perfring_attr *a;
-		const uint64_t *ids;
-		uint32_t nr;
-		const char *name;
+	for (uint32_t i = 0; i < perfring_source_nr_events(in->src); i++) {
+		PERFRING_EVENT_DESC(d);
 
-		perfring_perfdata_attr(in->pd, i, &a, &ids, &nr, &name);
-		if (add_event(in->path, a, ids, nr, name) < 0)
+		perfring_source_event(in->src, i, &d);
+		if (add_event(in->path, d.attr, d.ids, d.nr_ids, d.name) < 0)
 			return -1;
 	}
-	if (!perfring_perfdata_nr_attrs(in->pd)) {
+	if (!perfring_source_nr_events(in->src)) {
 		tool_error("%s: the perf.data describes no event", in->path);
 		return -1;
 	}
 	/* A file cut short in its feature table or sections is damaged too. */
-	if (!perfring_perfdata_is_pipe(in->pd)) {
-		const struct perfring_perfdata_header *h = perfring_perfdata_header(in->pd);
+	if (perfring_source_kind(in->src) == PERFRING_SOURCE_PERFDATA) {
+		struct perfring_perfdata *pd = perfring_source_perfdata(in->src);
+		const struct perfring_perfdata_header *h = perfring_perfdata_header(pd);
 		size_t bits = 0;
 
 		for (int w = 0; w < 4; w++)
 			bits += (size_t)__builtin_popcountll(h->features[w]);
-		if (perfring_perfdata_nr_features(in->pd) < bits)
+		if (perfring_perfdata_nr_features(pd) < bits)
 			problem(in->path, h->data_offset + h->data_size,
 				"feature table truncated: %zu of %zu sections",
-				(size_t)perfring_perfdata_nr_features(in->pd), bits);
-	}
-	for (size_t i = 0; !perfring_perfdata_is_pipe(in->pd) &&
-			   i < perfring_perfdata_nr_features(in->pd); i++) {
-		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
-		struct perfring_diag fd = { 0 };
+				(size_t)perfring_perfdata_nr_features(pd), bits);
+		for (uint32_t i = 0; i < perfring_perfdata_nr_features(pd); i++) {
+			struct perfring_perfdata_feature f = { .sz = sizeof(f) };
+			struct perfring_diag fd = { 0 };
 
-		if (perfring_perfdata_feature(in->pd, i, &f, &fd) == -EBADMSG) {
-			problem(in->path, fd.offset, "%s", fd.msg);
-			break;
+			if (perfring_perfdata_feature(pd, i, &f, &fd) == -EBADMSG) {
+				problem(in->path, fd.offset, "%s", fd.msg);
+				break;
+			}
 		}
 	}
 	return 0;
@@ -376,26 +333,26 @@ static void input_close(struct input *in)
 {
 	struct pending *p;
 
-	perfring_reader_free(in->rd);
-	perfring_ring_close(in->ring);
-	g_free(in->attrs);
-	g_free(in->ids);
-	g_free(in->nr_ids);
-	g_free(in->bounce);
+	perfring_source_close(in->src);
+	in->src = NULL;
+	if (in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
 	if (in->cur) {
 		g_free(in->cur->rec);
 		g_free(in->cur);
+		in->cur = NULL;
 	}
 	while ((p = g_queue_pop_head(&in->pending))) {
 		g_free(p->rec);
 		g_free(p);
 	}
-	perfring_perfdata_close(in->pd);
 }
 
 /*
- * Does the record decode?  The codec for SAMPLE and LOST, the plugin for
- * types one claims; other types are taken as they are.  On failure the
+ * Does a perf.data record hold together (perfring_record_validate, with
+ * the plugins for the types they claim)?  Types perf 6.1 does not know
+ * are the writer's to drop or keep (--keep-unknown).  On failure the
  * problem is reported at the record's offset.
  */
 static bool record_ok(const char *file, uint64_t offset, const struct perfring_attr *attr,
@@ -403,270 +360,72 @@ static bool record_ok(const char *file, uint64_t offset, const struct perfring_a
 {
 	const struct perfring_event_header *h = rec;
 	struct perfring_diag d;
-	const struct perfring_plugin *p;
-	int ret = 0;
 
-	if (h->type >= 64 || !attr)
+	if (!perfring_record_type_name(h->type))
 		return true;
 	tool_diag_reset(&d);
-	if (h->type == PERFRING_RECORD_SAMPLE) {
-		ret = perfring_sample_decode(attr, rec, size, NULL, &d);
-	} else if (h->type == PERFRING_RECORD_LOST) {
-		ret = perfring_lost_decode(attr, rec, size, NULL, NULL);
-	} else if ((p = perfring_registry_find(reg, h->type))) {
-		union {
-			struct perfring_comm c;
-			struct perfring_mmap2 m;
-			struct perfring_task t;
-			unsigned char other[512];
-		} u;
-
-		ret = perfring_plugin_decode(p, attr, rec, size, &u, sizeof(u), NULL, &d);
-	}
-	if (ret < 0) {
-		const char *name = perfring_record_type_name(h->type);
-		size_t nl = name ? strlen(name) : 0;
-
-		if (!name)
-			name = "unknown";
-		/* The offset is the record's; the message says where inside. */
-		if (nl && !strncmp(d.msg, name, nl) && d.msg[nl] == ':')
-			problem(file, offset, "%s", d.msg);
-		else
-			problem(file, offset, "%s record: %s", name,
-				d.msg[0] ? d.msg : g_strerror(-ret));
-		return false;
-	}
-	return true;
-}
-
-static const struct perfring_attr *ring_attr(struct input *in, const void *rec, size_t size)
-{
-	return in->attrs[jc_record_event(in->attrs, in->ids, in->nr_ids, in->nr_events, rec, size)];
-}
-
-/* A plausible record header at ring position pos (8-aligned, in range). */
-static bool plausible(struct input *in, uint64_t pos)
-{
-	struct perfring_event_header h;
-	uint64_t avail = in->head - pos;
-	size_t first;
-
-	memcpy(&h, in->data + (pos & in->mask), sizeof(h));
-	if (h.type == PERFRING_RECORD_PAD || h.type >= PERFRING_RECORD_KERNEL_MAX ||
-	    !perfring_record_type_name(h.type))
-		return false;
-	if (h.size < perfring_record_min_size(h.type) || h.size < 8 || (h.size & 7) ||
-	    h.size > avail)
-		return false;
-	first = h.size;
-	if ((pos & in->mask) + h.size > in->data_size)
-		first = (size_t)(in->data_size - (pos & in->mask));
-	memcpy(in->bounce, in->data + (pos & in->mask), first);
-	memcpy(in->bounce + first, in->data, h.size - first);
-	memcpy(in->bounce + 6, &h.size, 2);
-	if (h.type == PERFRING_RECORD_SAMPLE || h.type == PERFRING_RECORD_LOST ||
-	    perfring_registry_find(reg, h.type)) {
-		const struct perfring_attr *a = ring_attr(in, in->bounce, h.size);
-		struct perfring_sample s;
-		struct perfring_diag d;
-		const struct perfring_plugin *p;
-		unsigned char tmp[512];
-
-		if (h.type == PERFRING_RECORD_SAMPLE)
-			return perfring_sample_decode(a, in->bounce, h.size, &s, &d) == 0;
-		if (h.type == PERFRING_RECORD_LOST)
-			return perfring_lost_decode(a, in->bounce, h.size, NULL, NULL) == 0;
-		p = perfring_registry_find(reg, h.type);
-		return perfring_plugin_decode(p, a, in->bounce, h.size, tmp, sizeof(tmp),
-					      NULL, NULL) == 0;
-	}
-	return true;
-}
-
-/* Scan forward from pos + 8 for the next plausible record. */
-static void resync_from(struct input *in, uint64_t bad)
-{
-	tool_progress_end();
-	for (uint64_t p = bad + 8; p + 8 <= in->head; p += 8)
-		if (plausible(in, p)) {
-			tool_error("%s: offset %#" PRIx64 ": resynchronised after %" PRIu64
-				   " damaged bytes", in->path, in->data_off + (p & in->mask),
-				   p - bad);
-			in->pos = p;
-			return;
-		}
-	if (bad < in->head)
-		tool_error("%s: offset %#" PRIx64 ": no valid record in the %" PRIu64
-			   " bytes after the damage", in->path, in->data_off + (bad & in->mask),
-			   in->head - bad);
-	in->pos = in->head;
-}
-
-/* Set up our own walk over the data area; false if the head is not sane. */
-static bool walker_init(struct input *in)
-{
-	struct perfring_mmap_page *hdr = perfring_ring_header(in->ring);
-	struct perfring_ring_stats st = { .sz = sizeof(st) };
-	uint64_t tail;
-
-	if (perfring_ring_flags(in->ring) & PERFRING_RING_OVERWRITE)
-		return false;	/* no resynchronisation in flight-recorder rings */
-	if (in->resync)
+	if (perfring_record_validate(reg, attr, rec, size, offset, &d) == 0)
 		return true;
-	in->data_size = perfring_ring_data_size(in->ring);
-	in->mask = in->data_size - 1;
-	in->data_off = perfring_ring_data_file_offset(in->ring);
-	in->data = (const unsigned char *)hdr + perfring_ring_page_size(in->ring);
-	/* data_head and data_tail, read by the library (ring.h says why). */
-	perfring_ring_stats(in->ring, &st);
-	in->head = st.published;
-	tail = st.tail;
-	if (in->head - tail > in->data_size)
-		return false;	/* the head itself is damaged: nothing to trust */
-	if (in->pos - tail > in->head - tail)
-		return false;
-	in->resync = true;
-	return true;
+	/* The offset is the record's; the message says where inside. */
+	problem(file, offset, "%s", d.msg);
+	return false;
 }
 
-/* The library's reader stopped at a framing error. */
-static void start_resync(struct input *in, const struct perfring_diag *d)
+static const struct perfring_attr *event_attr(const struct input *in, int event)
 {
-	uint64_t masked, next = in->pos;
+	PERFRING_EVENT_DESC(d);
 
-	problems++;
-	tool_progress_end();
-	tool_error_diag(d);
-	if (!d->has_offset || !walker_init(in) || d->offset < in->data_off)
-		return;
-	/* The reader skips pads on its own: find where it stopped. */
-	masked = (d->offset - in->data_off) & in->mask;
-	in->pos = next + ((masked - (next & in->mask)) & in->mask);
-	if (in->pos > in->head)
-		in->pos = in->head;
-	resync_from(in, in->pos);
-}
-
-/* Our own walk after damage: same checks as the library's reader. */
-static int ring_walk_next(struct input *in, const void **rec, size_t *size, uint64_t *offset)
-{
-	while (in->pos < in->head) {
-		struct perfring_event_header h;
-		uint64_t avail = in->head - in->pos, o = in->pos & in->mask;
-		size_t first;
-
-		memcpy(&h, in->data + o, sizeof(h));
-		if (h.size < 8 || (h.size & 7) || h.size > avail) {
-			problem(in->path, in->data_off + o, "record size %u %s at ring position %#"
-				PRIx64, h.size, h.size < 8 ? "below 8" : h.size & 7 ?
-				"is not a multiple of 8" : "runs past the published head", in->pos);
-			resync_from(in, in->pos);
-			continue;
-		}
-		first = h.size;
-		if (o + h.size > in->data_size)
-			first = (size_t)(in->data_size - o);
-		memcpy(in->bounce, in->data + o, first);
-		memcpy(in->bounce + first, in->data, h.size - first);
-		/* Keep the size we checked, whatever the ring holds now. */
-		memcpy(in->bounce + 6, &h.size, 2);
-		*offset = in->data_off + o;
-		in->pos += h.size;
-		if (h.type == PERFRING_RECORD_PAD)
-			continue;
-		*rec = in->bounce;
-		*size = h.size;
-		return 1;
-	}
-	return 0;
+	if (event < 0 || perfring_source_event(in->src, (uint32_t)event, &d) < 0)
+		return NULL;
+	return d.attr;
 }
 
 /*
  * The next record of an input: 1 (rec, size, offset and attr set), 0 at its
- * end.  Damage is reported (and counted) here; what can be read past it is.
+ * end.  Damage is reported (and counted) here or by on_damage; what can be
+ * read past it is.
  */
 static int input_next(struct input *in, const void **rec, size_t *size, uint64_t *offset,
 		      const struct perfring_attr **attr)
 {
 	for (;;) {
+		struct perfring_source_record *r = &in->rec;
+		struct perfring_diag d;
+		struct pending *p;
 		int ret;
 
 		if (in->done)
 			return 0;
-		if (in->kind == IN_RING) {
-			struct perfring_record r = { .sz = sizeof(r) };
-			uint64_t rpos = 0;
-
-			if (in->resync) {
-				ret = ring_walk_next(in, rec, size, offset);
-				rpos = in->pos - *size;
-			} else {
-				ret = perfring_reader_next(in->rd, &r);
-				if (ret == 1) {
-					*rec = r.hdr;
-					*size = r.hdr->size;
-					*offset = r.offset;
-					in->pos = r.pos + r.hdr->size;
-					rpos = r.pos;
-				} else if (ret < 0) {
-					start_resync(in, perfring_reader_diag(in->rd));
-					if (in->resync)
-						continue;
-					ret = 0;
-				}
+		if (G_UNLIKELY(in->cur)) {
+			g_free(in->cur->rec);
+			g_free(in->cur);
+			in->cur = NULL;
+		}
+		if (G_UNLIKELY(in->pending.length)) {
+			p = g_queue_pop_head(&in->pending);
+			in->cur = p;
+			*rec = p->rec;
+			*size = ((const struct perfring_event_header *)p->rec)->size;
+			*offset = p->offset;
+			*attr = event_attr(in, p->event);
+		} else {
+			tool_diag_reset(&d);
+			ret = perfring_source_next(in->src, r, &d);
+			if (ret < 0) {
+				tool_progress_end();
+				problems++;
+				tool_error_diag(&d);
 			}
 			if (ret <= 0) {
 				in->done = true;
 				return 0;
 			}
-			*attr = ring_attr(in, *rec, *size);
-			if (record_ok(in->path, *offset, *attr, *rec, *size))
-				return 1;
-			/*
-			 * A record that does not decode may be a damaged size
-			 * that swallows the records after it: look for them
-			 * from its first byte on.
-			 */
-			if (walker_init(in))
-				resync_from(in, rpos);
-			continue;
-		} else {
-			struct perfring_perfdata_record r = { .sz = sizeof(r) };
-			struct perfring_diag d;
-			struct pending *p;
-
-			tool_diag_reset(&d);
-			if (in->cur) {
-				g_free(in->cur->rec);
-				g_free(in->cur);
-				in->cur = NULL;
-			}
-			p = g_queue_pop_head(&in->pending);
-			if (p) {
-				in->cur = p;
-				*rec = p->rec;
-				*size = ((const struct perfring_event_header *)p->rec)->size;
-				*offset = p->offset;
-				*attr = NULL;
-				if (p->attr_idx >= 0)
-					perfring_perfdata_attr(in->pd, (uint32_t)p->attr_idx, attr,
-							       NULL, NULL, NULL);
-			} else {
-				ret = perfring_perfdata_next(in->pd, &r, &d);
-				if (ret < 0) {
-					problems++;
-					tool_error_diag(&d);
-				}
-				if (ret <= 0) {
-					in->done = true;
-					return 0;
-				}
-				*rec = r.header;
-				*size = r.size;
-				*offset = r.offset;
-				*attr = r.attr;
-			}
+			*rec = r->hdr;
+			*size = r->size;
+			*offset = r->offset;
+			*attr = r->attr;
+			if (in->is_ring)
+				return 1;	/* validated by the reader */
 		}
 		if (record_ok(in->path, *offset, *attr, *rec, *size))
 			return 1;
@@ -820,7 +579,7 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 		close(null_fd);
 	}
 	for (int i = 0; i < nin; i++) {
-		struct input scan = { .path = paths[i] };
+		struct input scan = { .path = paths[i], .fd = -1 };
 		const struct perfring_attr *attr;
 		const void *rec;
 		size_t size;
@@ -913,11 +672,13 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	int bake_src = -1;
 	int status = TOOL_EXIT_USAGE;
 
+	for (int i = 0; i < nin; i++)
+		in[i].fd = -1;
 	for (int i = 0; i < nin; i++) {
 		in[i].path = paths[i];
 		if (input_open(&in[i]) < 0)
 			goto out;
-		any_ring |= in[i].kind == IN_RING;
+		any_ring |= in[i].is_ring;
 	}
 	if (opt_json_out) {
 		GString *line = g_string_new(NULL);
