@@ -377,40 +377,35 @@ PERFRING_API struct perfring_reader *perfring_source_reader(const struct perfrin
 	return s ? s->rd : NULL;
 }
 
-PERFRING_API size_t perfring_source_nr_events(const struct perfring_source *s)
+PERFRING_API uint32_t perfring_source_nr_events(const struct perfring_source *s)
 {
 	if (!s)
 		return 0;
 	return s->ring ? perfring_ring_nr_events(s->ring) : perfring_perfdata_nr_attrs(s->pd);
 }
 
-PERFRING_API int perfring_source_event(const struct perfring_source *s, size_t idx,
+PERFRING_API int perfring_source_event(const struct perfring_source *s, uint32_t idx,
 				       struct perfring_event_desc *out)
 {
-	const struct perfring_attr *a;
-	const uint64_t *ids;
-	const char *name;
-	size_t nr;
+	struct perfring_event_desc d = { .sz = sizeof(d) };
 	int err;
 
 	if (!s || !out)
 		return -EINVAL;
 	if (s->ring) {
-		if (idx >= perfring_ring_nr_events(s->ring))
-			return -ENOENT;
-		err = perfring_ring_event(s->ring, (uint32_t)idx, out);
-		if (!err && out->name && !out->name[0])
-			out->name = NULL;
-		return err;
+		err = perfring_ring_event(s->ring, idx, &d);
+		if (err)
+			return err;
+		if (d.name && !d.name[0])
+			d.name = NULL;
+	} else {
+		err = perfring_perfdata_attr(s->pd, idx, &d.attr, &d.ids, &d.nr_ids, &d.name);
+		if (err)
+			return err;
+		d.leader = idx;
+		d.supported = 1;
 	}
-	err = perfring_perfdata_attr(s->pd, idx, &a, &ids, &nr, &name);
-	if (err)
-		return err;
-	out->attr = a;
-	out->ids = ids;
-	out->nr_ids = nr > UINT32_MAX ? UINT32_MAX : (uint32_t)nr;
-	out->name = name;
-	return 0;
+	return perfring_struct_fill(out, PR_EVENT_DESC_MIN, &d, sizeof(d));
 }
 
 PERFRING_API int perfring_source_event_by_id(const struct perfring_source *s, uint64_t id)

@@ -43,6 +43,8 @@
 #include "num-fmt.h"
 #include "tool-common.h"
 
+TOOL_DEFINE_BUILD_PLUGINS_PATH;
+
 static gboolean opt_version;
 static gboolean opt_list_plugins;
 static gboolean opt_verbose;

@@ -31,6 +31,8 @@
 #include "json-codec.h"
 #include "tool-common.h"
 
+TOOL_DEFINE_BUILD_PLUGINS_PATH;
+
 #define BATCH 256		/* records per input per turn of the merge */
 #define PREREAD_MAX 4096	/* pipe-mode records read ahead for attrs */
 #define REC_MAX 65536u

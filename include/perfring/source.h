@@ -119,8 +119,8 @@ PERFRING_API struct perfring_reader *perfring_source_reader(const struct perfrin
  * names may arrive later (EVENT_UPDATE).  Pointers stay valid until close.
  * A name is NULL when none is known.
  */
-PERFRING_API size_t perfring_source_nr_events(const struct perfring_source *s);
-PERFRING_API int perfring_source_event(const struct perfring_source *s, size_t idx,
+PERFRING_API uint32_t perfring_source_nr_events(const struct perfring_source *s);
+PERFRING_API int perfring_source_event(const struct perfring_source *s, uint32_t idx,
 				       struct perfring_event_desc *out);	/* 0 / -ENOENT */
 /* The event whose ids contain id, or -ENOENT. */
 PERFRING_API int perfring_source_event_by_id(const struct perfring_source *s, uint64_t id);
