@@ -817,7 +817,7 @@ PERFRING_API int perfring_perfdata_attr_by_id(const struct perfring_perfdata *pd
 PERFRING_API int perfring_perfdata_count(struct perfring_perfdata *pd, unsigned nthreads,
 					 struct perfring_diag *diag)
 {
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	struct perfring_perfdata_stats st;
 	struct stat sb;
 	int r;

@@ -168,7 +168,7 @@ static int ring_index_ids(struct perfring_source *s)
 	size_t total = 0, k = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct perfring_event_desc e;
+		PERFRING_EVENT_DESC(e);
 
 		if (perfring_ring_event(s->ring, i, &e) == 0)
 			total += e.nr_ids;
@@ -179,7 +179,7 @@ static int ring_index_ids(struct perfring_source *s)
 	if (!s->ids)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
-		struct perfring_event_desc e;
+		PERFRING_EVENT_DESC(e);
 
 		if (perfring_ring_event(s->ring, i, &e) < 0)
 			continue;
@@ -461,7 +461,7 @@ static int ring_next(struct perfring_source *s, struct perfring_source_record *r
 	rec->event = idx;
 	rec->attr = a0;
 	if (idx != 0) {
-		struct perfring_event_desc e;
+		PERFRING_EVENT_DESC(e);
 
 		if (perfring_ring_event(s->ring, (uint32_t)idx, &e) == 0)
 			rec->attr = e.attr;
@@ -473,7 +473,7 @@ PERFRING_API int perfring_source_next(struct perfring_source *s,
 				      struct perfring_source_record *rec,
 				      struct perfring_diag *diag)
 {
-	struct perfring_perfdata_record r;
+	struct perfring_perfdata_record r = { .sz = sizeof(r) };
 	int ret;
 
 	if (!s || !rec || rec->sz < sizeof(*rec))

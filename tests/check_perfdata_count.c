@@ -312,7 +312,7 @@ START_TEST(test_count_fixture)
 {
 	const char *path = fixture(count_fixtures[_i]);
 	struct perfring_perfdata *a, *b;
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	const struct perfring_perfdata_stats *sa, *sb;
 	struct perfring_diag d;
 
@@ -346,7 +346,7 @@ START_TEST(test_count_truncated)
 {
 	char path[] = "/tmp/check_perfdata_count.XXXXXX";
 	struct perfring_perfdata *pd;
-	struct perfring_perfdata_record rec;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag d;
 	FILE *in = fopen(fixture("pd-file"), "rb");
 	unsigned char buf[65536];

@@ -93,8 +93,12 @@ static const uint64_t ids0[] = { 7, 8 }, ids1[] = { 9 };
 static struct perfring_ring *mk_ring(enum perfring_ring_backing b, const char *path,
 				     uint32_t flags)
 {
-	struct perfring_event_desc ev[2] = { { &ring_attr[0], ids0, 2, "first" },
-					     { &ring_attr[1], ids1, 1, "second" } };
+	struct perfring_event_desc ev[2] = {
+		{ .sz = sizeof(ev[0]), .attr = &ring_attr[0], .ids = ids0, .nr_ids = 2,
+		  .name = "first" },
+		{ .sz = sizeof(ev[1]), .attr = &ring_attr[1], .ids = ids1, .nr_ids = 1,
+		  .name = "second" },
+	};
 	PERFRING_RING_OPTS(o, .backing = b, .path = path, .data_size = 4096,
 			   .flags = flags | (b == PERFRING_RING_FILE ? PERFRING_RING_TRUNCATE : 0),
 			   .events = ev, .nr_events = 2);
@@ -102,7 +106,7 @@ static struct perfring_ring *mk_ring(enum perfring_ring_backing b, const char *p
 
 	ring_attr[0] = mk_attr();
 	ring_attr[1] = mk_attr();
-	ck_assert_int_eq(perfring_ring_create(&o, &r), 0);
+	ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), 0);
 	return r;
 }
 
@@ -266,14 +270,14 @@ static char *sample_events(struct perfring_source *s, size_t *nsamples)
 	int r;
 
 	while ((r = perfring_source_next(s, &rec, &d)) == 1) {
-		struct perfring_event_desc e;
+		PERFRING_EVENT_DESC(e);
 		struct perfring_sample smp;
 		char line[128];
 
 		if (rec.type != PERFRING_RECORD_SAMPLE)
 			continue;
 		ck_assert_int_ge(rec.event, 0);
-		ck_assert_int_eq(perfring_source_event(s, (size_t)rec.event, &e), 0);
+		ck_assert_int_eq(perfring_source_event(s, (uint32_t)rec.event, &e), 0);
 		ck_assert_ptr_eq(e.attr, rec.attr);
 		ck_assert_ptr_nonnull(e.name);
 		ck_assert_int_eq(perfring_sample_decode(rec.attr, rec.hdr, rec.size, &smp, NULL), 0);
