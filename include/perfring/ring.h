@@ -102,7 +102,7 @@ struct perfring_ring_opts {
 	uint64_t data_size;		/* bytes: 2^n pages; 0 = 64 pages */
 	uint32_t flags;			/* PERFRING_RING_* */
 	int32_t clockid;		/* with PERFRING_RING_CLOCKID */
-	const struct perfring_event_desc *events;
+	const struct perfring_event_desc *events;	/* each with sz set; copied */
 	uint32_t nr_events;		/* at least 1 to write LOST records */
 	uint32_t file_mode;		/* with PERFRING_RING_FILE_MODE: 0 to 0777 */
 };
@@ -165,7 +165,7 @@ PERFRING_API int perfring_ring_open_fd(int fd, unsigned mode,
 /*
  * Wrap a ring that is already mapped, such as a kernel perf_event ring
  * (base = the mmap of 1 + 2^n pages, len its length).  events describes
- * what writes into it (may be NULL).  flags: PERFRING_RING_OVERWRITE for a
+ * what writes into it (may be NULL; each with sz set; copied).  flags: PERFRING_RING_OVERWRITE for a
  * write_backward ring.  The mapping stays owned by the caller.
  */
 PERFRING_API int perfring_ring_wrap(void *base, size_t len, uint32_t flags,
