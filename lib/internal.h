@@ -48,6 +48,16 @@ static inline void pr_put64(void *p, uint64_t v) { memcpy(p, &v, 8); }
 static inline void pr_put32(void *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void pr_put16(void *p, uint16_t v) { memcpy(p, &v, 2); }
 
+/* perf's id rule for one attr, worked out once (validate.c). */
+struct pr_id_rule {
+	int id_pos, is_pos;	/* perfring_sample_id_pos */
+	int sample_id_all;
+};
+PR_HIDDEN void pr_id_rule_init(struct pr_id_rule *rule, const struct perfring_attr *attr);
+/* perfring_record_id with the rule worked out (rec non-NULL). */
+PR_HIDDEN int pr_record_id_at(const struct pr_id_rule *rule, const void *rec, size_t size,
+			      uint64_t *id);
+
 struct perfring_ring;
 /* perfring_ring_open_fd naming the ring `name` in diagnostics. */
 PR_HIDDEN int pr_ring_open_fd_named(int fd, unsigned mode, const char *name,

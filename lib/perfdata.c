@@ -109,6 +109,9 @@ struct perfring_perfdata {
 	struct perfring_perfdata_stats st;
 	int err;
 	struct perfring_diag err_diag;
+
+	struct pr_id_rule rule;	/* perf's id rule by attr 0, once it is known */
+	int have_rule;
 };
 
 int pr_pd_swapped(const struct perfring_perfdata *pd) { return pd->swap; }
@@ -961,13 +964,17 @@ static int skip_bytes(struct perfring_perfdata *pd, uint64_t n)
 }
 
 /* Sample id of a native record, for attr resolution (perf's rule, by the
- * first attr).  Returns 1 if found. */
-static int record_id(const struct perfring_perfdata *pd, const unsigned char *p,
+ * first attr, which never changes once read).  Returns 1 if found. */
+static int record_id(struct perfring_perfdata *pd, const unsigned char *p,
 		     size_t size, uint64_t *id)
 {
 	if (!pd->nr_attrs)
 		return 0;
-	return perfring_record_id(&pd->attrs[0]->attr, p, size, id) == 1;
+	if (!pd->have_rule) {
+		pr_id_rule_init(&pd->rule, &pd->attrs[0]->attr);
+		pd->have_rule = 1;
+	}
+	return pr_record_id_at(&pd->rule, p, size, id) == 1;
 }
 
 static void resolve(struct perfring_perfdata *pd, unsigned char *p, size_t size,

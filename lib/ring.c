@@ -1523,6 +1523,8 @@ struct perfring_reader {
 	const struct perfring_registry *registry;
 	perfring_problem_fn on_damage;
 	void *user;
+	const struct perfring_attr *a0;	/* event 0's attr, NULL without events */
+	struct pr_id_rule rule;		/* perf's id rule, by event 0 */
 };
 
 PERFRING_API int perfring_reader_new(struct perfring_ring *r, struct perfring_reader **out)
@@ -1547,6 +1549,9 @@ PERFRING_API int perfring_reader_new_opts(struct perfring_ring *r,
 	if (!rd)
 		return -ENOMEM;
 	rd->r = r;
+	rd->a0 = perfring_ring_attr_for_id(r, 0);
+	if (rd->a0)
+		pr_id_rule_init(&rd->rule, rd->a0);
 	if (o) {
 		rd->flags = o->flags;
 		rd->registry = o->registry;
@@ -1897,15 +1902,14 @@ static void release_passed(struct perfring_reader *rd)
 }
 
 /* The attr of a record: the event whose ids hold its sample id, else event 0's. */
-static const struct perfring_attr *rec_attr(const struct perfring_ring *r,
+static const struct perfring_attr *rec_attr(const struct perfring_reader *rd,
 					    const unsigned char *p, size_t size)
 {
-	const struct perfring_attr *a0 = perfring_ring_attr_for_id(r, 0);
 	uint64_t id;
 
-	if (a0 && perfring_ring_nr_events(r) > 1 && perfring_record_id(a0, p, size, &id) == 1)
-		return perfring_ring_attr_for_id(r, id);
-	return a0;
+	if (rd->a0 && rd->r->nr_events > 1 && pr_record_id_at(&rd->rule, p, size, &id) == 1)
+		return perfring_ring_attr_for_id(rd->r, id);
+	return rd->a0;
 }
 
 static void damage(struct perfring_reader *rd, const struct perfring_diag *d)
@@ -1935,7 +1939,7 @@ static int plausible(struct perfring_reader *rd, uint64_t pos, uint64_t head)
 		return 0;
 	ring_get(r, pos, rd->bounce, h.size);
 	pr_put16(rd->bounce + 6, h.size);
-	return perfring_record_validate(rd->registry, rec_attr(r, rd->bounce, h.size), rd->bounce,
+	return perfring_record_validate(rd->registry, rec_attr(rd, rd->bounce, h.size), rd->bounce,
 					h.size, 0, NULL) == 0;
 }
 
@@ -2022,7 +2026,7 @@ PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfrin
 		/* types perf does not name are the caller's to count or drop */
 		if ((rd->flags & PERFRING_READER_RESYNC) &&
 		    perfring_record_type_name(pr_get32(p)) &&
-		    perfring_record_validate(rd->registry, rec_attr(r, p, size), p, size,
+		    perfring_record_validate(rd->registry, rec_attr(rd, p, size), p, size,
 					     data_off(r, rd->pos), &rd->diag) < 0) {
 			/* its size may swallow the records after it */
 			snprintf(rd->diag.file, sizeof(rd->diag.file), "%s", r->name);
@@ -2080,7 +2084,7 @@ static int record_problem(struct perfring_reader *rd, struct perfring_diag *d, u
 {
 	const struct perfring_ring *r = rd->r;
 
-	if (perfring_record_validate(rd->registry, rec_attr(r, rec, size), rec, size,
+	if (perfring_record_validate(rd->registry, rec_attr(rd, rec, size), rec, size,
 				     data_off(r, pos), d) == 0)
 		return 0;
 	snprintf(d->file, sizeof(d->file), "%s", r->name);

@@ -151,6 +151,8 @@ struct perfring_source {
 	/* ring: sample id -> event, sorted by id */
 	struct id_entry *ids;
 	size_t nr_ids;
+	const struct perfring_attr *a0;	/* ring: event 0's attr */
+	struct pr_id_rule rule;		/* ring: perf's id rule, by event 0 */
 	int err;			/* sticky */
 	struct perfring_diag diag;
 };
@@ -292,6 +294,9 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 		err = perfring_reader_new_opts(s->ring, &ro, &s->rd);
 		if (!err)
 			err = ring_index_ids(s);
+		s->a0 = perfring_ring_attr_for_id(s->ring, 0);
+		if (s->a0)
+			pr_id_rule_init(&s->rule, s->a0);
 		if (err < 0) {
 			pr_diag_set(diag, err, s->name, PR_NO_OFFSET, "%s", strerror(-err));
 			goto fail;
@@ -426,7 +431,6 @@ static int ring_next(struct perfring_source *s, struct perfring_source_record *r
 		     struct perfring_diag *diag)
 {
 	struct perfring_record r = { .sz = sizeof(r) };
-	const struct perfring_attr *a0;
 	uint32_t nev;
 	uint64_t id;
 	int ret, idx = 0;
@@ -450,8 +454,7 @@ static int ring_next(struct perfring_source *s, struct perfring_source_record *r
 	nev = perfring_ring_nr_events(s->ring);
 	if (!nev || rec->type >= PERFRING_RECORD_HEADER_ATTR || rec->type == PERFRING_RECORD_PAD)
 		return 1;
-	a0 = perfring_ring_attr_for_id(s->ring, 0);
-	if (perfring_record_id(a0, r.hdr, rec->size, &id) == 1) {
+	if (pr_record_id_at(&s->rule, r.hdr, rec->size, &id) == 1) {
 		rec->id = id;
 		rec->flags |= PERFRING_SOURCE_REC_ID;
 		/* as perf: id 0 (synthesized) and a single event go to event 0 */
@@ -464,7 +467,7 @@ static int ring_next(struct perfring_source *s, struct perfring_source_record *r
 		}
 	}
 	rec->event = idx;
-	rec->attr = a0;
+	rec->attr = s->a0;
 	if (idx != 0) {
 		struct perfring_event_desc e;
 

@@ -37,25 +37,21 @@ PERFRING_API void perfring_sample_id_pos(uint64_t st, int *id_pos, int *is_pos)
 		*is_pos = b;
 }
 
-PERFRING_API int perfring_record_id(const struct perfring_attr *attr, const void *rec,
-				    size_t size, uint64_t *id)
+PR_HIDDEN int pr_record_id_at(const struct pr_id_rule *rule, const void *rec, size_t size,
+			      uint64_t *id)
 {
 	const unsigned char *p = rec;
 	uint32_t type;
-	int ip, is;
 
-	if (!attr || !rec)
-		return 0;
 	if (size < 8)
 		return -EBADMSG;
 	type = pr_get32(p);
 	if (type == PERFRING_RECORD_PAD || type >= PERFRING_RECORD_HEADER_ATTR)
 		return 0;
-	perfring_sample_id_pos(attr->sample_type, &ip, &is);
 	if (type == PERFRING_RECORD_SAMPLE) {
-		size_t off = 8 + 8 * (size_t)ip;
+		size_t off = 8 + 8 * (size_t)rule->id_pos;
 
-		if (ip < 0)
+		if (rule->id_pos < 0)
 			return 0;
 		if (off + 8 > size)
 			return -EBADMSG;
@@ -63,13 +59,30 @@ PERFRING_API int perfring_record_id(const struct perfring_attr *attr, const void
 			*id = pr_get64(p + off);
 		return 1;
 	}
-	if (!(attr->flags & PERFRING_ATTR_SAMPLE_ID_ALL) || is < 0)
+	if (!rule->sample_id_all || rule->is_pos < 0)
 		return 0;
-	if (size < 8 + 8 * (size_t)is)
+	if (size < 8 + 8 * (size_t)rule->is_pos)
 		return -EBADMSG;
 	if (id)
-		*id = pr_get64(p + size - 8 * (size_t)is);
+		*id = pr_get64(p + size - 8 * (size_t)rule->is_pos);
 	return 1;
+}
+
+PR_HIDDEN void pr_id_rule_init(struct pr_id_rule *rule, const struct perfring_attr *attr)
+{
+	perfring_sample_id_pos(attr->sample_type, &rule->id_pos, &rule->is_pos);
+	rule->sample_id_all = !!(attr->flags & PERFRING_ATTR_SAMPLE_ID_ALL);
+}
+
+PERFRING_API int perfring_record_id(const struct perfring_attr *attr, const void *rec,
+				    size_t size, uint64_t *id)
+{
+	struct pr_id_rule rule;
+
+	if (!attr || !rec)
+		return 0;
+	pr_id_rule_init(&rule, attr);
+	return pr_record_id_at(&rule, rec, size, id);
 }
 
 /* ---- validation -------------------------------------------------------------- */
