@@ -1582,6 +1582,7 @@ PERFRING_API int perfring_reader_new_opts(struct perfring_ring *r,
 					  const struct perfring_reader_opts *o,
 					  struct perfring_reader **out)
 {
+	struct perfring_reader_opts opts = { .sz = sizeof(opts) };
 	struct perfring_reader *rd;
 
 	if (!out)
@@ -1589,7 +1590,11 @@ PERFRING_API int perfring_reader_new_opts(struct perfring_ring *r,
 	*out = NULL;
 	if (!r)
 		return -EINVAL;
-	if (o && (o->sz < sizeof(*o) || (o->flags & ~PERFRING_READER_RESYNC)))
+	if (o && perfring_opts_load(&opts, sizeof(opts), o, sizeof(opts),
+				    "perfring_reader_opts", NULL, NULL) < 0)
+		return -EINVAL;
+	o = &opts;
+	if (o->flags & ~PERFRING_READER_RESYNC)
 		return -EINVAL;
 	rd = calloc(1, sizeof(*rd));
 	if (!rd)
@@ -1598,12 +1603,10 @@ PERFRING_API int perfring_reader_new_opts(struct perfring_ring *r,
 	rd->a0 = perfring_ring_attr_for_id(r, 0);
 	if (rd->a0)
 		pr_id_rule_init(&rd->rule, rd->a0);
-	if (o) {
-		rd->flags = o->flags;
-		rd->registry = o->registry;
-		rd->on_damage = o->on_damage;
-		rd->user = o->user;
-	}
+	rd->flags = o->flags;
+	rd->registry = o->registry;
+	rd->on_damage = o->on_damage;
+	rd->user = o->user;
 	rd->bounce = malloc(PR_BOUNCE_SIZE);
 	if (!rd->bounce)
 		goto nomem;
@@ -2025,7 +2028,9 @@ PERFRING_API int perfring_reader_next(struct perfring_reader *rd, struct perfrin
 	uint32_t size;
 	int err;
 
-	if (!rd || !rec)
+	/* sz: this struct's first version, so only a larger one can come;
+	 * the fields are written directly (this is the hot path) */
+	if (!rd || !rec || rec->sz < sizeof(*rec) || rec->sz > PERFRING_STRUCT_MAX)
 		return -EINVAL;
 	if (rd->err)
 		return rd->err;
@@ -2102,22 +2107,20 @@ PERFRING_API const struct perfring_diag *perfring_reader_diag(const struct perfr
 	return rd ? &rd->diag : NULL;
 }
 
-PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
-					struct perfring_reader_stats *st)
+PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd,
+				      struct perfring_reader_stats *st)
 {
 	struct perfring_reader_stats all;
-	size_t sz;
 
-	if (!rd || !st || st->sz <= sizeof(st->sz))
-		return;
+	if (!rd || !st)
+		return -EINVAL;
 	all = rd->st;
+	all.sz = sizeof(all);
 	/* (C) Pairs with the writer's release store of data_head (B). */
 	all.data_head = pr_load_acquire(&rd->r->hdr->data_head);
 	all.data_tail = pr_read_once(&rd->r->hdr->data_tail);
 	all.lost_pending = pr_read_once(&rd->r->ws->lost);
-	sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
-	memcpy((unsigned char *)st + sizeof(st->sz), (const unsigned char *)&all + sizeof(st->sz),
-	       sz - sizeof(st->sz));
+	return perfring_struct_fill(st, sizeof(all), &all, sizeof(all));
 }
 
 /*

@@ -35,8 +35,28 @@ static uint64_t bswap64(uint64_t v)
 	return __builtin_bswap64(v);
 }
 
+static int probe_fd(int fd, const char *name, struct perfring_probe *out,
+		    struct perfring_diag *diag);
+
 PERFRING_API int perfring_probe_fd(int fd, const char *name, struct perfring_probe *out,
 				   struct perfring_diag *diag)
+{
+	struct perfring_probe p = { .sz = sizeof(p) };
+	int err;
+
+	if (!out || out->sz < sizeof(*out) || out->sz > PERFRING_STRUCT_MAX) {
+		pr_diag_set(diag, -EINVAL, name, PR_NO_OFFSET,
+			    "struct perfring_probe: sz not set to its size");
+		return -EINVAL;
+	}
+	err = probe_fd(fd, name, &p, diag);
+	perfring_struct_fill(out, sizeof(p), &p, sizeof(p));
+	return err;
+}
+
+/* perfring_probe_fd into our own struct (out->sz is ours). */
+static int probe_fd(int fd, const char *name, struct perfring_probe *out,
+		    struct perfring_diag *diag)
 {
 	unsigned char m[16];
 	char fdname[32];
@@ -50,7 +70,7 @@ PERFRING_API int perfring_probe_fd(int fd, const char *name, struct perfring_pro
 		snprintf(fdname, sizeof(fdname), "fd %d", fd);
 		name = fdname;
 	}
-	if (!out || out->sz < sizeof(*out) || fd < 0) {
+	if (fd < 0) {
 		pr_diag_set(diag, -EINVAL, name, PR_NO_OFFSET, "bad arguments");
 		return -EINVAL;
 	}
@@ -238,10 +258,12 @@ static int open_ring_path(const char *path, const char *name, struct perfring_di
 	return err;
 }
 
-static int open_common(int fd, const char *path, const struct perfring_source_opts *opts,
+static int open_common(int fd, const char *path, const struct perfring_source_opts *uopts,
 		       struct perfring_diag *diag, struct perfring_source **out)
 {
 	struct perfring_probe pr = { .sz = sizeof(pr) };
+	struct perfring_source_opts o = { .sz = sizeof(o) };
+	const struct perfring_source_opts *opts = NULL;
 	struct perfring_source *s;
 	const char *name;
 	char fdname[32];
@@ -250,10 +272,17 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (opts && (opts->sz < sizeof(*opts) || (opts->flags & ~PERFRING_SOURCE_RESYNC))) {
-		pr_diag_set(diag, -EINVAL, opts->name ? opts->name : path, PR_NO_OFFSET,
-			    "bad source options");
-		return -EINVAL;
+	if (uopts) {
+		err = perfring_opts_load(&o, sizeof(o), uopts, sizeof(o), "perfring_source_opts",
+					 path, diag);
+		if (err < 0)
+			return err;
+		opts = &o;
+		if (o.flags & ~PERFRING_SOURCE_RESYNC) {
+			pr_diag_set(diag, -EINVAL, o.name ? o.name : path, PR_NO_OFFSET,
+				    "unknown source flags 0x%x", o.flags);
+			return -EINVAL;
+		}
 	}
 	name = opts && opts->name ? opts->name : path;
 	if (!name) {

@@ -251,6 +251,64 @@ START_TEST(test_ring_stats_sz)
 }
 END_TEST
 
+/* The reader's and the sources' structs follow the same rules. */
+START_TEST(test_reader_source_sz)
+{
+	PERFRING_RING_OPTS(o, .data_size = 4096);
+	struct perfring_ring *r;
+	struct perfring_reader *rd;
+	struct perfring_reader_stats rs;
+	struct perfring_record rec = { .sz = 0 };
+	struct perfring_probe pr = { .sz = 0 };
+	struct perfring_source *src = NULL;
+	struct perfring_diag d = { 0 };
+	uint64_t rec16[2] = { 0 };
+	struct perfring_event_header h = { .type = 200, .size = 16 };
+	struct {
+		struct perfring_reader_opts o;
+		uint64_t newer;		/* a field of a newer header */
+	} big = { { .sz = sizeof(big) }, 1 };
+	struct {
+		struct perfring_source_opts o;
+		uint64_t newer;
+	} sbig = { { .sz = sizeof(sbig) }, 1 };
+
+	ck_assert_int_eq(perfring_ring_create(&o, NULL, &r), 0);
+	memcpy(rec16, &h, sizeof(h));
+	ck_assert_int_eq(perfring_ring_write(r, rec16), 0);
+	/* options: a set byte past what the library knows is refused */
+	ck_assert_int_eq(perfring_reader_new_opts(r, &big.o, &rd), -EINVAL);
+	big.newer = 0;
+	ck_assert_int_eq(perfring_reader_new_opts(r, &big.o, &rd), 0);
+	/* a record or stats struct whose sz was never set is refused */
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), -EINVAL);
+	rec.sz = sizeof(rec);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+	ck_assert_uint_eq(rec.hdr->type, 200);
+	memset(&rs, 0xee, sizeof(rs));
+	rs.sz = 4;
+	ck_assert_int_eq(perfring_reader_stats(rd, &rs), -EINVAL);
+	rs.sz = sizeof(rs);
+	ck_assert_int_eq(perfring_reader_stats(rd, &rs), 0);
+	ck_assert_uint_eq(rs.sz, sizeof(rs));
+	ck_assert_uint_eq(rs.records, 1);
+	ck_assert_uint_eq(rs.data_head, 16);
+	perfring_reader_free(rd);
+	perfring_ring_close(r);
+
+	ck_assert_int_eq(perfring_probe(FIXTURES_DIR "/pd-file.data", &pr, &d), -EINVAL);
+	pr.sz = sizeof(pr);
+	ck_assert_int_eq(perfring_probe(FIXTURES_DIR "/pd-file.data", &pr, &d), 0);
+	ck_assert_int_eq(pr.kind, PERFRING_SOURCE_PERFDATA);
+	ck_assert_int_eq(perfring_source_open(FIXTURES_DIR "/pd-file.data", &sbig.o, &d, &src), -EINVAL);
+	ck_assert_ptr_null(src);
+	ck_assert_ptr_nonnull(strstr(d.msg, "perfring_source_opts"));
+	sbig.newer = 0;
+	ck_assert_int_eq(perfring_source_open(FIXTURES_DIR "/pd-file.data", &sbig.o, &d, &src), 0);
+	perfring_source_close(src);
+}
+END_TEST
+
 START_TEST(test_ring_event_sz)
 {
 	struct perfring_attr a = test_attr(), b = test_attr();
@@ -684,6 +742,7 @@ static Suite *conventions_suite(void)
 	tcase_add_test(tc, test_struct_fill);
 	tcase_add_test(tc, test_ring_stats_sz);
 	tcase_add_test(tc, test_ring_event_sz);
+	tcase_add_test(tc, test_reader_source_sz);
 	tcase_add_test(tc, test_event_desc_array_stride);
 	tcase_add_test(tc, test_writer_add_event_desc);
 	tcase_add_test(tc, test_writer_stats_sz);

@@ -1333,7 +1333,7 @@ START_TEST(test_cross_kill9)
 		ck_assert_msg(seq == committed || (seq == committed + 1 && attempted == seq),
 			      "read %" PRIu64 ", committed %" PRIu64 ", attempted %" PRIu64,
 			      seq, committed, attempted);
-		ck_assert_int_eq(perfring_reader_next(rd, &(struct perfring_record){ 0 }), 0);
+		ck_assert_int_eq(perfring_reader_next(rd, &(struct perfring_record){ .sz = sizeof(struct perfring_record) }), 0);
 		perfring_reader_free(rd);
 		perfring_ring_close(r2);
 		munmap(sc, 4096);
@@ -1393,7 +1393,7 @@ START_TEST(test_cross_crash_inflight)
 		seq = 0;
 		read_verify(rd, &seq, UINT64_MAX, 0);
 		ck_assert_uint_eq(seq, 100);
-		ck_assert_int_eq(perfring_reader_next(rd, &(struct perfring_record){ 0 }), 0);
+		ck_assert_int_eq(perfring_reader_next(rd, &(struct perfring_record){ .sz = sizeof(struct perfring_record) }), 0);
 
 		/* A new writer attaches and continues. */
 		ck_assert_int_eq(perfring_ring_open(path, PERFRING_RING_WRITE, &d, &rw), 0);

@@ -321,7 +321,8 @@ PERFRING_API int perfring_reader_new_opts(struct perfring_ring *r,
 PERFRING_API void perfring_reader_free(struct perfring_reader *rd);
 
 /*
- * Next record.  Returns 1 and fills rec; 0 when nothing more is available
+ * Next record (set rec->sz first).  Returns 1 and fills rec; -EINVAL for
+ * a rec->sz below sizeof(struct perfring_record); 0 when nothing more is available
  * now; -EBADMSG when the ring is corrupt (head behind tail or more than
  * data_size ahead, a size below 8, unaligned, or past the published head):
  * perfring_reader_diag says what and where, and every later call returns the
@@ -353,9 +354,10 @@ struct perfring_reader_stats {
 	uint64_t data_tail;	/* consumer tail */
 	uint64_t lost_pending;	/* dropped by the producer, not yet in a LOST */
 };
-/* Set st->sz first: the fields that fit in it are filled, sz is kept. */
-PERFRING_API void perfring_reader_stats(const struct perfring_reader *rd,
-					struct perfring_reader_stats *st);
+/* Set st->sz first: the fields that fit in it are filled, sz is kept.
+ * 0, or -EINVAL (no reader, or sz below this first version's size). */
+PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd,
+				       struct perfring_reader_stats *st);
 
 /*
  * Validate what is available without consuming it: calls fn for every

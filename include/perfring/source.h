@@ -53,6 +53,8 @@ struct perfring_probe {
  * Tell what path ("-" = standard input) or fd holds, without consuming a
  * stream (a stream can only be pipe-mode perf.data: it is reported as
  * PERFDATA_PIPE, is_stream = 1, and its magic is checked when opened).
+ * perfring_probe_fd borrows fd (the caller keeps and closes it); it reads
+ * with pread and leaves the file offset alone.
  * Returns 0, or -EISDIR (directory), -EBADMSG (unknown magic, or the file
  * ends inside the magic: diag names the file and offset), -EINVAL (bad
  * arguments, out->sz too small), or -errno of open/fstat/pread; diag (may
@@ -99,7 +101,7 @@ struct perfring_source_opts {
  */
 PERFRING_API int perfring_source_open(const char *path, const struct perfring_source_opts *opts,
 				      struct perfring_diag *diag, struct perfring_source **out);
-/* fd is borrowed: the caller keeps it and closes it after perfring_source_close. */
+/* Borrows fd (the caller keeps and closes it). */
 PERFRING_API int perfring_source_open_fd(int fd, const struct perfring_source_opts *opts,
 					 struct perfring_diag *diag,
 					 struct perfring_source **out);
