@@ -19,6 +19,8 @@ lib_libperfring_la_SOURCES = \
 	lib/source.c \
 	lib/validate.c \
 	lib/writer.c \
+	lib/writer-merge.c \
+	lib/writer-features.c \
 	lib/writer-private.h \
 	lib/writer-zstd.c \
 	lib/tracefs.c
