@@ -5,7 +5,7 @@
  * cut at every byte, damaged records), the jitdump writer read back, the
  * perf-map reader, the synthesized ELF parsed back field by field with
  * <elf.h>, and the MMAP2 encoder.  The end-to-end checks with the real perf
- * and hotspot-perfparser are in tests/jit-*.sh.
+ * and hotspot-perfparser are in tests/tools/jit-*.sh.
  */
 #include "config.h"
 

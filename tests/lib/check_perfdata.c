@@ -5,7 +5,7 @@
  * cross-endian copies, synthesized old formats, truncation at every record
  * boundary, hostile sizes and random corruption.
  *
- * PERFRING_TEST_SCALE (default 1) multiplies the number of random cuts and
+ * PERFRING_TEST_SCALE (tests/testutil.h, default 1) multiplies the number of random cuts and
  * corruptions.
  */
 #include "config.h"
@@ -37,14 +37,6 @@
 	if (!(cond))							\
 		ck_abort_msg("failed: " #cond ": " __VA_ARGS__);	\
 } while (0)
-
-static int scale(void)
-{
-	const char *s = getenv("PERFRING_TEST_SCALE");
-	int v = s ? atoi(s) : 1;
-
-	return v > 0 ? v : 1;
-}
 
 static const char *fixture(const char *name, const char *ext)
 {
@@ -1203,7 +1195,7 @@ START_TEST(test_truncate_random)
 	struct pdt_buf all = { 0 };
 	struct run full;
 	uint64_t *need, data_off, data_end;
-	int pipe, k, n = 500 * scale();
+	int pipe, k, n = (int)test_scaled(500);
 
 #ifndef HAVE_ZSTD
 	if (is_zstd(name))
@@ -1572,7 +1564,7 @@ START_TEST(test_fuzz)
 					     "pd-pipe-tp", "rec-dwarf" };
 	const char *name = names[_i];
 	struct pdt_buf orig = { 0 }, g = { 0 };
-	int k, n = 1000 * scale();
+	int k, n = (int)test_scaled(1000);
 
 #ifndef HAVE_ZSTD
 	if (is_zstd(name))

@@ -31,9 +31,8 @@ static long maxrss_kb(void)
 
 START_TEST(test_big_flat)
 {
-	const char *s = getenv("PERFRING_TEST_SCALE");
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	uint64_t nrec = (200ull << 20) / 48 * (uint64_t)(s && atoi(s) > 0 ? atoi(s) : 1);
+	uint64_t nrec = test_scaled((200ul << 20) / 48);
 	struct pdt_buf hdr = { 0 }, chunk = { 0 };
 	unsigned char attr[128] = { 0 };
 	const void *attrs[1] = { attr };
@@ -107,8 +106,7 @@ END_TEST
 /* The same through a real pipe in pipe mode, generated on the fly. */
 START_TEST(test_big_pipe)
 {
-	const char *s = getenv("PERFRING_TEST_SCALE");
-	uint64_t nrec = (200ull << 20) / 48 * (uint64_t)(s && atoi(s) > 0 ? atoi(s) : 1);
+	uint64_t nrec = test_scaled((200ul << 20) / 48);
 	uint64_t st = PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
 		      PERFRING_SAMPLE_ID | PERFRING_SAMPLE_PERIOD, n = 0, sum = 0;
 	struct perfring_perfdata *pd;

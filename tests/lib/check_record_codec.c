@@ -5,7 +5,7 @@
  * files (tests/fixtures/rec-*.data, made by make-fixtures.sh), a seeded
  * round-trip property test, truncation and hostile-count rejection.
  *
- * PERFRING_TEST_SCALE (default 1) multiplies the iteration counts of the
+ * PERFRING_TEST_SCALE (tests/testutil.h, default 1) multiplies the iteration counts of the
  * property and truncation tests.
  */
 #include "config.h"
@@ -24,14 +24,6 @@
 #include <perfring/perfring.h>
 
 /* ---- helpers ------------------------------------------------------------- */
-static unsigned scale(void)
-{
-	const char *e = getenv("PERFRING_TEST_SCALE");
-	long v = e ? strtol(e, NULL, 10) : 1;
-
-	return v > 0 ? (unsigned)v : 1;
-}
-
 static uint64_t rng_state;
 
 static uint64_t rnd(void)
@@ -903,7 +895,7 @@ static size_t expected_size(const struct gen *g)
 START_TEST(test_roundtrip_property)
 {
 	static unsigned char b1[65536], b2[65536];
-	unsigned i, n = 20000 * scale();
+	unsigned i, n = (unsigned)test_scaled(20000);
 	unsigned long covered = 0;
 
 	rng_state = 0x9e3779b97f4a7c15ull;
@@ -1063,7 +1055,7 @@ static void check_truncations(const struct perfring_attr *a, const unsigned char
 START_TEST(test_truncation_synthetic)
 {
 	static unsigned char b[65536];
-	unsigned i, n = 300 * scale();
+	unsigned i, n = (unsigned)test_scaled(300);
 
 	rng_state = 0x0123456789abcdefull;
 	for (i = 0; i < n; i++) {
@@ -1091,7 +1083,7 @@ START_TEST(test_truncation_fixtures)
 
 		per_file = 0;
 		open_fixture(fixtures[i], &f);
-		while (pdw_next(&f, &pos, &rec, &size) == 1 && per_file < 4 * scale()) {
+		while (pdw_next(&f, &pos, &rec, &size) == 1 && per_file < (unsigned)test_scaled(4)) {
 			uint32_t type;
 
 			memcpy(&type, rec, 4);
@@ -1113,7 +1105,7 @@ END_TEST
 START_TEST(test_random_bytes)
 {
 	static unsigned char out[65536];
-	unsigned i, n = 50000 * scale(), ok = 0;
+	unsigned i, n = (unsigned)test_scaled(50000), ok = 0;
 
 	rng_state = 0xfeedfacecafebeefull;
 	for (i = 0; i < n; i++) {

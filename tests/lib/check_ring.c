@@ -3,9 +3,9 @@
  * Ring tests: layout, wrapping, LOST, abort, two-thread hammer, signal
  * nesting, cross-process and crash recovery, hostile rings, overwrite mode.
  *
- * PERFRING_TEST_SCALE=N divides the iteration counts by N.  The default is 1
- * (the full counts: 10^7 records in the hammer), 2 under
- * AddressSanitizer and 10 under ThreadSanitizer.
+ * PERFRING_TEST_SCALE multiplies the iteration counts (tests/testutil.h).
+ * Unset, it is 1 (the full counts: 10^7 records in the hammer), 0.5 under
+ * AddressSanitizer and 0.1 under ThreadSanitizer.
  */
 #include "config.h"
 
@@ -62,25 +62,20 @@ const char *__tsan_default_options(void)
 }
 #endif
 
-static uint64_t scale_div(void)
+static double scale(void)
 {
-	const char *s = getenv("PERFRING_TEST_SCALE");
-	long v;
-
-	if (s && (v = strtol(s, NULL, 10)) >= 1)
-		return (uint64_t)v;
 #if defined(UNDER_TSAN)
-	return 10;
+	return test_scale_or(0.1);
 #elif defined(UNDER_ASAN)
-	return 2;
+	return test_scale_or(0.5);
 #else
-	return 1;
+	return test_scale();
 #endif
 }
 
 static uint64_t scaled(uint64_t n, uint64_t min)
 {
-	uint64_t v = n / scale_div();
+	uint64_t v = (uint64_t)((double)n * scale());
 
 	return v < min ? min : v;
 }
@@ -2515,7 +2510,7 @@ int main(void)
 		}
 		snprintf(tmpdir, sizeof(tmpdir), "%s", tmpl);
 	}
-	printf("check_ring: scale divisor %" PRIu64 ", files in %s\n", scale_div(), tmpdir);
+	printf("check_ring: scale %g, files in %s\n", scale(), tmpdir);
 	rc = test_run_suite(ring_suite());
 	rmdir(tmpdir);
 	return rc;

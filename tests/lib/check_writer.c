@@ -5,9 +5,9 @@
  * unknown types, the time merge and its FINISHED_ROUND rule, bounded
  * memory, and failure handling (no file under the final name, no temporary
  * file left).  The end-to-end checks with the real perf are in
- * tests/writer-perf.sh and tests/writer-fail.sh.
+ * tests/lib/writer-perf.sh and tests/lib/writer-fail.sh.
  *
- * PERFRING_TEST_SCALE (default 1) multiplies the size of the streaming test
+ * PERFRING_TEST_SCALE (tests/testutil.h, default 1) multiplies the size of the streaming test
  * (256 MiB of records at scale 1).
  */
 #include "config.h"
@@ -992,9 +992,7 @@ static long maxrss_kb(void)
 
 START_TEST(test_streaming_memory)
 {
-	const char *sc = getenv("PERFRING_TEST_SCALE");
-	double scale = sc ? atof(sc) : 1.0;
-	uint64_t total = (uint64_t)(256.0 * 1024 * 1024 * (scale > 0 ? scale : 1.0));
+	uint64_t total = test_scaled(256ul * 1024 * 1024);
 	struct perfring_attr a;
 	struct perfring_writer *w;
 	struct perfring_writer_stats st = { .sz = sizeof(st) };

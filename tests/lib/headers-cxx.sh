@@ -5,18 +5,17 @@
 # take as extensions): perfring.h, and plugin.h and backend.h as a plugin author
 # includes them, each in a translation unit of its own; and a C++ program
 # links against the library's C symbols.
-set -u
+. "$top_srcdir/tests/testlib.sh"
 cxx=${CXX:-c++}
-command -v "$cxx" >/dev/null 2>&1 || { echo "headers-cxx.sh: FAIL: no C++ compiler ($cxx)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+command -v "$cxx" >/dev/null 2>&1 && ok "C++ compiler $cxx" || die "no C++ compiler ($cxx)"
 inc="-I$top_srcdir/include -I$top_builddir/include"
 for h in perfring.h plugin.h backend.h; do
-	printf '#include <perfring/%s>\nint main() { return 0; }\n' "$h" >"$tmp/t.cc"
-	$cxx -std=c++11 -Wall -Wextra -Werror $inc -c "$tmp/t.cc" -o "$tmp/t.o" \
-		>"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "headers-cxx.sh: FAIL: <perfring/$h> as C++"; exit 1; }
+	printf '#include <perfring/%s>\nint main() { return 0; }\n' "$h" >"$W/t.cc"
+	$cxx -std=c++11 -Wall -Wextra -Werror $inc -c "$W/t.cc" -o "$W/t.o" \
+		>"$W/log" 2>&1 && ok "<perfring/$h> compiles as C++11" ||
+		{ sed 's/^/# /' "$W/log"; die "<perfring/$h> as C++"; }
 done
-cat >"$tmp/link.cc" <<'CXX'
+cat >"$W/link.cc" <<'CXX'
 #include <perfring/perfring.h>
 #include <cstdio>
 int main()
@@ -29,8 +28,10 @@ int main()
 }
 CXX
 san=$(sed -n 's/^SAN_CFLAGS = //p' "$top_builddir/Makefile")
-$cxx -std=c++11 -Wall -Wextra -Werror $san $inc "$tmp/link.cc" -o "$tmp/link" \
-	-L"$top_builddir/lib/.libs" -lperfring -Wl,-rpath,"$top_builddir/lib/.libs" >"$tmp/log" 2>&1 ||
-	{ cat "$tmp/log"; echo "headers-cxx.sh: FAIL: a C++ program does not link"; exit 1; }
-"$tmp/link" >"$tmp/out" 2>&1 || { cat "$tmp/out"; echo "headers-cxx.sh: FAIL: the C++ program failed"; exit 1; }
-echo "headers-cxx.sh: perfring.h, plugin.h, backend.h compile as C++11; linked: $(cat "$tmp/out")"
+$cxx -std=c++11 -Wall -Wextra -Werror $san $inc "$W/link.cc" -o "$W/link" \
+	-L"$top_builddir/lib/.libs" -lperfring -Wl,-rpath,"$top_builddir/lib/.libs" >"$W/log" 2>&1 ||
+	{ sed 's/^/# /' "$W/log"; die "a C++ program does not link"; }
+ok "a C++ program links"
+"$W/link" >"$W/out" 2>&1 && ok "the C++ program runs: $(cat "$W/out")" ||
+	{ sed 's/^/# /' "$W/out"; die "the C++ program failed"; }
+finish

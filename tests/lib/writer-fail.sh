@@ -1,35 +1,13 @@
 #!/bin/sh
-# Writer failures through tests/writer-gen: a full filesystem (a 256 KiB
+# Writer failures through tests/lib/writer-gen: a full filesystem (a 256 KiB
 # tmpfs), a file size limit (ulimit -f with SIGXFSZ ignored) and a full
 # device in pipe mode: a clear error naming the file, exit status 1, no file
 # under the final name and no temporary file left.
 set -u
-GEN="$top_builddir/tests/writer-gen"
-W=$(mktemp -d "${TMPDIR:-/tmp}/writer-fail.XXXXXX") || exit 1
+GEN="$top_builddir/tests/lib/writer-gen"
+. "$top_srcdir/tests/testlib.sh"
 M="$W/small"
-mounted=
-cleanup() {
-	[ -n "$mounted" ] && umount "$M" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-has() {
-	if grep -Eq -- "$3" "$2"; then ok "$1"; else
-		bad "$1: no line matching '$3' in:"; sed 's/^/#   /' "$2" | head -20
-	fi
-}
-# The ELF need not exist for writing; perf never reads these files.
 A="--elf /bin/true --start 401000 --len 1000 --pgoff 1000 --f1 401100 --f2 401200"
-
-# no file left: directory $1 holds exactly the names in $2 (space-separated)
-only() {
-	got=$(ls -A "$2" | tr '\n' ' ')
-	if [ "$got" = "$3" ]; then ok "$1"; else bad "$1: directory holds '$got', expected '$3'"; fi
-}
 
 # 1. file size limit
 mkdir "$W/fsize"
@@ -40,7 +18,7 @@ rc=$?
 [ $rc -eq 1 ] && ok "fsize: exit status 1" || bad "fsize: exit status $rc"
 has "fsize: error names the file and the cause" "$W/err" \
 	"writer-gen: $W/fsize/out.data: .*File too large"
-only "fsize: old file kept, no temporary left" "$W/fsize" "out.data "
+dir_is "fsize: old file kept, no temporary left" "$W/fsize" "out.data "
 [ "$(cat "$W/fsize/out.data")" = old ] && ok "fsize: old content intact" ||
 	bad "fsize: old file changed"
 
@@ -53,21 +31,20 @@ has "/dev/full: error says no space" "$W/err" 'writer-gen: -: .*No space left on
 # 3. full filesystem: needs a small tmpfs
 mkdir "$M"
 if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=256k tmpfs "$M" 2>/dev/null; then
-	mounted=1
+	umount_at_exit="$M"
 	"$GEN" -o "$M/out.data" --samples 40000 $A > "$W/out" 2> "$W/err"
 	rc=$?
 	[ $rc -eq 1 ] && ok "full fs: exit status 1" || bad "full fs: exit status $rc"
 	has "full fs: error names the file and the cause" "$W/err" \
 		"writer-gen: $M/out.data: .*No space left on device"
-	only "full fs: no file and no temporary left" "$M" ""
+	dir_is "full fs: no file and no temporary left" "$M" ""
 	# and the same file small enough succeeds there
 	"$GEN" -o "$M/out.data" --samples 100 $A > "$W/out" 2> "$W/err"
 	rc=$?
 	[ $rc -eq 0 ] && ok "full fs: a small file fits" || bad "full fs: small file: $rc"
-	only "full fs: only the final file" "$M" "out.data "
+	dir_is "full fs: only the final file" "$M" "out.data "
 else
 	echo "# full-filesystem case not run: cannot mount a small tmpfs (needs root and mount permission)"
 fi
 
-echo "writer-fail.sh: $n checks, $fails failed"
-[ $fails -eq 0 ]
+finish

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Test helper for tests/writer-*.sh: writes a perf.data describing a
+ * Test helper for tests/lib/writer-*.sh: writes a perf.data describing a
  * process that exec'ed a given ELF, forked a child, both sampled in two
  * functions of the ELF, then exited.  All through the perfring writer.
  *

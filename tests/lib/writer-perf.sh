@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end: perf.data files written by the perfring writer (through
-# tests/writer-gen) read by the real perf, in file and pipe mode.
+# tests/lib/writer-gen) read by the real perf, in file and pipe mode.
 #  - a real ELF compiled here, mapped by MMAP2 at its executable PT_LOAD
 #    (p_vaddr / p_offset from readelf), samples at its functions (nm):
 #    perf report attributes them to those functions with no warning;
@@ -11,41 +11,14 @@
 #  - unknown record types dropped with counted warnings, or kept;
 #  - no readable kallsyms: exclude_kernel is set and perf does not warn.
 set -u
-PERF=${PERF:-$(command -v perf 2>/dev/null)}
-if [ -z "$PERF" ] || ! "$PERF" version >/dev/null 2>&1; then
-	echo "writer-perf.sh: SKIP: perf is not installed"
-	exit 77
-fi
+. "$top_srcdir/tests/testlib.sh"
+need_perf
 CC=${CC:-cc}
 if ! command -v "$CC" >/dev/null 2>&1 || ! command -v readelf >/dev/null 2>&1 ||
    ! command -v nm >/dev/null 2>&1; then
-	echo "writer-perf.sh: SKIP: no C compiler / readelf / nm to build the test ELF"
-	exit 77
+	skip "no C compiler / readelf / nm to build the test ELF"
 fi
-GEN="$top_builddir/tests/writer-gen"
-W=$(mktemp -d "${TMPDIR:-/tmp}/writer-perf.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-export HOME="$W"	# no ~/.debug build-id cache, no user perf config
-fails=0
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-# check DESCRIPTION FILE PATTERN: FILE contains a line matching PATTERN (ERE)
-has() {
-	if grep -Eq -- "$3" "$2"; then ok "$1"; else
-		bad "$1: no line matching '$3' in:"; sed 's/^/#   /' "$2" | head -40
-	fi
-}
-hasnot() {
-	if grep -Eq -- "$3" "$2"; then
-		bad "$1: unexpected '$3' in:"; sed 's/^/#   /' "$2" | head -40
-	else ok "$1"; fi
-}
-empty() {
-	if [ -s "$2" ]; then bad "$1: stderr not empty:"; sed 's/^/#   /' "$2" | head -20
-	else ok "$1"; fi
-}
+GEN="$top_builddir/tests/lib/writer-gen"
 
 cat > "$W/app.c" <<'EOF'
 __attribute__((noinline)) int hot_func(int x)
@@ -60,19 +33,18 @@ __attribute__((noinline)) int cold_func(int x) { return x * 3 + hot_func(x / 2);
 int main(int argc, char **argv) { (void)argv; return hot_func(argc) + cold_func(argc) > 0 ? 0 : 1; }
 EOF
 if ! "$CC" -O0 -fno-pie -no-pie -o "$W/wapp" "$W/app.c" 2>"$W/cc.err"; then
-	echo "writer-perf.sh: SKIP: cannot build a non-PIE test ELF:"; cat "$W/cc.err"
-	exit 77
+	skip "cannot build a non-PIE test ELF: $(head -n 3 "$W/cc.err")"
 fi
 ELF="$W/wapp"
 # executable PT_LOAD: Offset VirtAddr PhysAddr FileSiz MemSiz Flg(R E) Align
 set -- $(readelf -lW "$ELF" | awk '$1 == "LOAD" && / R E / { print $2, $3, $6; exit }')
-[ $# -eq 3 ] || { echo "writer-perf.sh: no executable PT_LOAD in $ELF"; exit 1; }
+[ $# -eq 3 ] || die "no executable PT_LOAD in $ELF"
 off=$(($1)); vaddr=$(($2)); memsz=$(($3))
 start=$((vaddr & ~4095)); pgoff=$((off & ~4095))
 len=$(( ((vaddr + memsz + 4095) & ~4095) - start ))
 F1=$(nm "$ELF" | awk '$3 == "hot_func" { print $1 }')
 F2=$(nm "$ELF" | awk '$3 == "cold_func" { print $1 }')
-[ -n "$F1" ] && [ -n "$F2" ] || { echo "writer-perf.sh: nm found no symbols"; exit 1; }
+[ -n "$F1" ] && [ -n "$F2" ] || die "nm found no symbols"
 START=$(printf '%x' $start); LEN=$(printf '%x' $len); PGOFF=$(printf '%x' $pgoff)
 echo "# ELF $ELF: map 0x$START len 0x$LEN pgoff 0x$PGOFF hot_func 0x$F1 cold_func 0x$F2"
 A="--elf $ELF --start $START --len $LEN --pgoff $PGOFF --f1 $F1 --f2 $F2"
@@ -132,7 +104,7 @@ for mode in file pipe; do
 	has "$mode: header event name and id" "$W/hdr" '^# event : name = wgen-clock, .*id = \{ 1 \}'
 	if [ $mode = file ]; then
 		has "$mode: header sample time" "$W/hdr" '^# time of first sample : 1\.000001$'
-		hasnot "$mode: hostname not missing" "$W/hdr" 'missing features:.* HOSTNAME'
+		hasnt "$mode: hostname not missing" "$W/hdr" 'missing features:.* HOSTNAME'
 	fi
 done
 
@@ -248,7 +220,6 @@ has "no kallsyms: written attr has exclude_kernel" "$W/ev" 'exclude_kernel: 1'
 "$PERF" report --stdio -i "$W/nok.data" > "$W/rep" 2> "$W/rep.err"
 empty "no kallsyms: perf report prints no warning" "$W/rep.err"
 "$PERF" script --show-mmap-events -i "$W/nok.data" > "$W/scr" 2>&1
-hasnot "no kallsyms: no kernel MMAP" "$W/scr" 'kernel.kallsyms'
+hasnt "no kallsyms: no kernel MMAP" "$W/scr" 'kernel.kallsyms'
 
-echo "writer-perf.sh: $n checks, $fails failed"
-[ $fails -eq 0 ]
+finish

@@ -384,11 +384,7 @@ START_TEST(test_random_bytes)
 					  PERFRING_RECORD_EXIT };
 	unsigned int seed = 12345;
 	unsigned decoded = 0, rejected = 0;
-	const char *scale = getenv("PERFRING_TEST_SCALE");
-	int iters = 20000;
-
-	if (scale && atof(scale) > 0)
-		iters = (int)(iters * atof(scale));
+	int iters = (int)test_scaled(20000);
 	for (int it = 0; it < iters; it++) {
 		uint32_t type = types[rand_r(&seed) % 5];
 		const struct perfring_plugin *p = plugin_for(type);

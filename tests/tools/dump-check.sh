@@ -1,12 +1,12 @@
 #!/bin/sh
 # perfring-dump --check on inputs with known problems, written by
-# tests/dump-mkbad (a ring file and a pipe-mode perf.data): every problem is
+# tests/tools/dump-mkbad (a ring file and a pipe-mode perf.data): every problem is
 # reported at the offset of its record, with exit 1; the same records
 # without the bad ones check clean (exit 0).  Every perf.data fixture
 # checks clean and counts as perf report -D counted it.
 set -u
-. "$top_srcdir/tests/dump-lib.sh"
-MK="$B/tests/dump-mkbad"
+. "$top_srcdir/tests/testlib.sh"
+MK="$B/tests/tools/dump-mkbad"
 
 # expect KIND FILE CHECKOUT ERE: the problem KIND at the offset mkbad gave
 expect() {
@@ -50,7 +50,6 @@ has "good.pipe: clean summary" "$W/good.check" "^$W/good.pipe: [0-9]+ records, 0
 
 # every perf.data fixture (all written by perf record): --check clean, and
 # --stats equal to the perf report -D "Aggregated stats" kept beside it
-FX="$top_srcdir/tests/fixtures"
 for F in "$FX"/*.data; do
 	f=$(basename "$F")
 	case $f in *.old) continue ;; esac

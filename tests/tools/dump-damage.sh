@@ -8,14 +8,10 @@
 # records before the damage: a prefix of the undamaged dump holding every
 # record that ends before the damage.
 set -u
-. "$top_srcdir/tests/dump-lib.sh"
-FX="$top_srcdir/tests/fixtures"
+. "$top_srcdir/tests/testlib.sh"
 MSG='^perfring-dump: [^ ]+: offset 0x[0-9a-f]+: .+'
 
 # u16le FILE OFFSET: read a little-endian u16
-u16() { od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '; }
-u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
-poke() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null; }
 
 # damaged NAME FILE FULL-DUMP [MIN-LINES]: the checks every damaged input
 # gets (the dump, then --stats and --check)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * dump-mkbad: inputs with known problems for tests/dump-check.sh.
+ * dump-mkbad: inputs with known problems for tests/tools/dump-check.sh.
  *
  *   dump-mkbad ring RING    a ring file (normal mode, sample_id_all) with
  *                           good records and, among them, bad ones

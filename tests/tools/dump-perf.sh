@@ -13,12 +13,8 @@
 #    --json one line per record plus one ATTR line per event (pipe mode:
 #    minus the HEADER_ATTR records the ATTR lines stand for).
 set -u
-. "$top_srcdir/tests/dump-lib.sh"
-skip() { echo "dump-perf.sh: SKIP: $*"; exit 77; }
-[ -n "$PERF" ] && "$PERF" version >/dev/null 2>&1 || skip "perf is not installed"
-"$PERF" record -q -e cpu-clock -o "$W/probe.data" -- true >"$W/probe.err" 2>&1 ||
-	skip "perf record cannot sample cpu-clock here: $(head -3 "$W/probe.err")"
-WL="$B/tests/workloads"
+. "$top_srcdir/tests/testlib.sh"
+need_perf_sampling
 work="dd if=/dev/zero of=/dev/null bs=4k count=20000 status=none"
 
 # rec NAME PERF-RECORD-OPTIONS... -- COMMAND  (file mode)

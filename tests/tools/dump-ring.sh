@@ -1,17 +1,13 @@
 #!/bin/sh
 # perfring-dump on ring files: the emulator example's ring (COMM, MMAP2,
 # FORK, EXIT and SAMPLEs written through the plugins), rings whose records
-# wrap around the data area and a flight-recorder ring (tests/replay-mkring),
+# wrap around the data area and a flight-recorder ring (tests/tools/replay-mkring),
 # a flight-recorder ring of perfring-record --ring, a ring on standard
 # input, and damaged rings (a record of size 0, a truncated file).
 set -u
-. "$top_srcdir/tests/dump-lib.sh"
-EMU="$B/examples/emulator/emulator"
-GUEST="$B/examples/emulator/guest"
-MKRING="$B/tests/replay-mkring"
-RECORD="$B/tools/perfring-record"
-export PERFRING_PLUGIN_PATH="$B/plugins/comm:$B/plugins/mmap2:$B/plugins/task"
-poke() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null; }
+. "$top_srcdir/tests/testlib.sh"
+MKRING="$B/tests/tools/replay-mkring"
+use_build_plugins
 
 # --- the emulator's ring: 2 COMM, 1 MMAP2, 1 FORK, 1 EXIT, 100 SAMPLEs
 "$EMU" "$GUEST" "$W/g.ring" 2>"$W/emu.err" || { cat "$W/emu.err"; echo "emulator failed"; exit 1; }
@@ -79,7 +75,7 @@ for kind in wrap overwrite; do
 done
 
 # --- perfring-record --ring (needs perf_event_open for cpu-clock)
-if [ -x "$RECORD" ] && "$RECORD" --ring "$W/fr.ring" --size 1M -e cpu-clock -- \
+if [ -x "$REC" ] && "$REC" --ring "$W/fr.ring" --size 1M -e cpu-clock -- \
 	"$B/tests/workloads/wl-threads" 0.2 > /dev/null 2>"$W/fr.err"; then
 	"$DUMP" --stats "$W/fr.ring" > "$W/fr.stats" 2>&1
 	status "perfring-record --ring: --stats" 0 $?

@@ -2,8 +2,7 @@
 # perfring-dump usage: --help, --version, usage errors and unreadable
 # inputs (exit 2 with a message), several files, --list-plugins.
 set -u
-. "$top_srcdir/tests/dump-lib.sh"
-FX="$top_srcdir/tests/fixtures"
+. "$top_srcdir/tests/testlib.sh"
 
 "$DUMP" --help > "$W/help" 2>&1
 status "--help" 0 $?

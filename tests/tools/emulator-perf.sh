@@ -8,38 +8,12 @@
 # side-band records with the fields written, and neither may warn.  The
 # emulator's own perf.data (through the writer API) must say the same.
 set -u
-PERF=${PERF:-$(command -v perf 2>/dev/null)}
-if [ -z "$PERF" ] || ! "$PERF" version >/dev/null 2>&1; then
-	echo "emulator-perf.sh: SKIP: perf is not installed"
-	exit 77
-fi
+. "$top_srcdir/tests/testlib.sh"
+need_perf
 if ! command -v readelf >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then
-	echo "emulator-perf.sh: SKIP: no readelf / nm to read the guest ELF"
-	exit 77
+	skip "no readelf / nm to read the guest ELF"
 fi
-B=$top_builddir
-EMU="$B/examples/emulator/emulator"
-GUEST="$B/examples/emulator/guest"
-REPLAY="$B/tools/perfring-replay"
-export PERFRING_PLUGIN_PATH="$B/plugins/comm:$B/plugins/mmap2:$B/plugins/task"
-export PERFRING_NO_DLCLOSE=1
-W=$(mktemp -d "${TMPDIR:-/tmp}/emulator-perf.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-export HOME="$W"	# no ~/.debug build-id cache, no user perf config
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-has() {
-	if grep -Eq -- "$3" "$2"; then ok "$1"; else
-		bad "$1: no line matching '$3' in:"; sed 's/^/#   /' "$2" | head -40
-	fi
-}
-empty() {
-	if [ ! -s "$2" ]; then ok "$1"; else
-		bad "$1: not empty:"; sed 's/^/#   /' "$2" | head -20
-	fi
-}
+use_build_plugins
 
 "$EMU" -o "$W/direct.data" "$GUEST" "$W/guest.ring" 2>"$W/emu.err" ||
 	{ cat "$W/emu.err"; echo "emulator failed"; exit 1; }
@@ -110,5 +84,4 @@ empty "pipe mode: perf script stderr clean" "$W/pscript.err"
 "$PERF" report -i "$W/direct.data" --stdio --sort comm,dso,sym >"$W/drep" 2>"$W/drep.err"
 check_report "writer API" "$W/drep" "$W/drep.err"
 
-echo "1..$n"
-[ $fails -eq 0 ]
+finish

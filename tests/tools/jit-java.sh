@@ -6,15 +6,13 @@
 #    and it stays once the map is gone;
 #  - perfring-record alone bakes it (summary, the method named).
 # Skips (77) without perf, perf_event_open, java or javac.
-name=jit-java.sh
-. "$top_srcdir/tests/jit-lib.sh"
-rec="$top_builddir/tools/perfring-record"
+. "$top_srcdir/tests/testlib.sh"
+need_perf_sampling
 command -v java >/dev/null && command -v javac >/dev/null ||
 	skip "java/javac are not installed (Debian: apt-get install default-jdk-headless)"
-"$rec" --stat -e task-clock:u -- true 2>"$tmp/err" ||
-	skip "perf_event_open is not usable here: $(cat "$tmp/err")"
+need_event_open
 
-d=$tmp/java
+d=$W/java
 mkdir -p "$d"
 cat >"$d/H.java" <<'JAVA'
 public class H {
@@ -32,37 +30,36 @@ public class H {
     }
 }
 JAVA
-(cd "$d" && javac H.java) >"$d/javac.out" 2>&1 || fail "javac: $(cat "$d/javac.out")"
+(cd "$d" && javac H.java) >"$d/javac.out" 2>&1 && ok "not: javac" || bad "javac: $(cat "$d/javac.out")"
 sym='long H.f(long)'
 flags="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
 
 # pid_of DATA: the java process's pid
 pid_of() {
-	"$perf" script -i "$1" -F comm,pid 2>/dev/null | awk '$1 == "java" { print $2; exit }'
+	"$PERF" script -i "$1" -F comm,pid 2>/dev/null | awk '$1 == "java" { print $2; exit }'
 }
 
-(cd "$d" && "$rec" -e cpu-clock --no-jit -o raw.data -- java $flags -cp . H) \
-	>"$d/rec.out" 2>&1 || fail "perfring-record java: $(cat "$d/rec.out")"
+(cd "$d" && "$REC" -e cpu-clock --no-jit -o raw.data -- java $flags -cp . H) \
+	>"$d/rec.out" 2>&1 && ok "not: perfring-record java" || bad "perfring-record java: $(cat "$d/rec.out")"
 pid=$(pid_of "$d/raw.data")
-[ -n "$pid" ] && [ -f "/tmp/perf-$pid.map" ] || fail "java left no /tmp/perf-$pid.map"
-"$rep" --jit -o "$d/out.data" "$d/raw.data" 2>"$tmp/replay.err" ||
-	fail "perfring-replay --jit exited $?: $(cat "$tmp/replay.err")"
+[ -n "$pid" ] && [ -f "/tmp/perf-$pid.map" ] && ok "not: java left no /tmp/perf-$pid.map" || bad "java left no /tmp/perf-$pid.map"
+"$REPLAY" --jit -o "$d/out.data" "$d/raw.data" 2>"$W/replay.err" && ok "perfring-replay --jit exited $?" ||
+	bad "perfring-replay --jit exited $?: $(cat "$W/replay.err")"
 b=$(share "$d/raw.data" "$sym")
 rm -f "/tmp/perf-$pid.map"
 a=$(share "$d/out.data" "$sym")
-echo "$name: '$sym': baked $a%, perf with the map $b%"
-within "$a" "$b" 3 || fail "$a% vs perf's $b% with the map"
-at_least "$a" 50 || fail "the hot method has only $a%"
+echo "# '$sym': baked $a%, perf with the map $b%"
+within "$a" "$b" 3 && ok "not: $a% vs perf's $b% with the map'" || bad "$a% vs perf's $b% with the map"
+at_least "$a" 50 && ok "not: the hot method has only $a%" || bad "the hot method has only $a%"
 no_warnings "$d/out.data"
 
-(cd "$d" && "$rec" -e cpu-clock -o rec.data -- java $flags -cp . H) \
-	>"$d/rec.out" 2>&1 || fail "perfring-record java (baking): $(cat "$d/rec.out")"
-grep -q 'JIT functions resolved (1 ELF)' "$d/rec.out" || fail "summary: $(cat "$d/rec.out")"
+(cd "$d" && "$REC" -e cpu-clock -o rec.data -- java $flags -cp . H) \
+	>"$d/rec.out" 2>&1 && ok "not: perfring-record java (baking)" || bad "perfring-record java (baking): $(cat "$d/rec.out")"
+grep -q 'JIT functions resolved (1 ELF)' "$d/rec.out" && ok "not: summary" || bad "summary: $(cat "$d/rec.out")"
 pid=$(pid_of "$d/rec.data")
 rm -f "/tmp/perf-$pid.map"
 a=$(share "$d/rec.data" "$sym")
-echo "$name: perfring-record: '$sym' $a%"
-at_least "$a" 50 || fail "perfring-record: the hot method has only $a%"
+echo "# perfring-record: '$sym' $a%"
+at_least "$a" 50 && ok "not: perfring-record: the hot method has only $a%" || bad "perfring-record: the hot method has only $a%"
 
-[ $fails -eq 0 ] && echo "$name: ok"
-[ $fails -eq 0 ]
+finish

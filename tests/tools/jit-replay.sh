@@ -14,80 +14,80 @@
 #    whole record; a damaged record is reported with the dump's name and
 #    offset, exit 1, and the functions before it still resolve.
 # Skips (77) only without perf or perf_event_open.
-name=jit-replay.sh
-. "$top_srcdir/tests/jit-lib.sh"
+. "$top_srcdir/tests/testlib.sh"
+need_perf_sampling
 
 # record DIR ARGS...: perf record -k mono of tinyjit ARGS in DIR
 record() {
 	d=$1; shift
 	mkdir -p "$d"
-	(cd "$d" && "$perf" record -k mono -e cpu-clock -q -o perf.data -- "$tinyjit" "$@") \
-		>"$d/rec.out" 2>&1 || fail "perf record tinyjit $*: $(tail -n 3 "$d/rec.out")"
+	(cd "$d" && "$PERF" record -k mono -e cpu-clock -q -o perf.data -- "$TINYJIT" "$@") \
+		>"$d/rec.out" 2>&1 && ok "not: perf record tinyjit $*" || bad "perf record tinyjit $*: $(tail -n 3 "$d/rec.out")"
 }
 
 # --- shares against inject ----------------------------------------------------
-d=$tmp/hot
+d=$W/hot
 record "$d" -n 2000 -t 1200
-ls "$d" >"$tmp/before"
-ls -R "$HOME" >"$tmp/home-before"
-"$rep" --jit -o "$d/out.data" "$d/perf.data" 2>"$tmp/replay.err" ||
-	fail "perfring-replay --jit exited $?: $(cat "$tmp/replay.err")"
-grep -q -- '--jit: 2000 JIT functions resolved from 1 jitdump' "$tmp/replay.err" ||
-	fail "summary: $(cat "$tmp/replay.err")"
-ls -R "$HOME" >"$tmp/home-after"
-cmp -s "$tmp/home-before" "$tmp/home-after" || fail "perfring-replay --jit changed ~/.debug"
-ls "$d" >"$tmp/after"
-new=$(comm -13 "$tmp/before" "$tmp/after" | tr '\n' ' ')
+ls "$d" >"$W/before"
+ls -R "$HOME" >"$W/home-before"
+"$REPLAY" --jit -o "$d/out.data" "$d/perf.data" 2>"$W/replay.err" && ok "perfring-replay --jit exited $?" ||
+	bad "perfring-replay --jit exited $?: $(cat "$W/replay.err")"
+grep -q -- '--jit: 2000 JIT functions resolved from 1 jitdump' "$W/replay.err" && ok "not: summary" ||
+	bad "summary: $(cat "$W/replay.err")"
+ls -R "$HOME" >"$W/home-after"
+cmp -s "$W/home-before" "$W/home-after" && ok "not: perfring-replay --jit changed ~/.debug" || bad "perfring-replay --jit changed ~/.debug"
+ls "$d" >"$W/after"
+new=$(comm -13 "$W/before" "$W/after" | tr '\n' ' ')
 case $new in
 "out.data out.data.jit-"*".so ") ;;
-*) fail "new files: $new (expected out.data and one ELF)" ;;
+*) bad "new files: $new (expected out.data and one ELF)" ;;
 esac
 no_warnings "$d/out.data"
-(cd "$d" && "$perf" inject --jit -i perf.data -o inj.data) 2>"$d/inj.err" ||
-	fail "perf inject --jit failed: $(cat "$d/inj.err")"
+(cd "$d" && "$PERF" inject --jit -i perf.data -o inj.data) 2>"$d/inj.err" && ok "not: perf inject --jit failed" ||
+	bad "perf inject --jit failed: $(cat "$d/inj.err")"
 total=0
 for f in hot_fn_0 hot_fn_1 hot_fn_2 hot_fn_3; do
 	a=$(share "$d/out.data" $f)
 	b=$(share "$d/inj.data" $f)
-	echo "$name: $f: perfring-replay --jit $a%, perf inject --jit $b%"
-	within "$a" "$b" 3 || fail "$f: $a% vs inject's $b%"
+	echo "# $f: perfring-replay --jit $a%, perf inject --jit $b%"
+	within "$a" "$b" 3 && ok "not: $f: $a% vs inject's $b%'" || bad "$f: $a% vs inject's $b%"
 	total=$(awk -v t="$total" -v a="$a" 'BEGIN { print t + a }')
 done
-at_least "$total" 80 || fail "the hot functions have only $total% of the samples"
+at_least "$total" 80 && ok "not: the hot functions have only $total% of the samples" || bad "the hot functions have only $total% of the samples"
 # their order by weight (1:2:3:4)
-at_least "$(share "$d/out.data" hot_fn_3)" "$(share "$d/out.data" hot_fn_1)" ||
-	fail "hot_fn_3 below hot_fn_1"
+at_least "$(share "$d/out.data" hot_fn_3)" "$(share "$d/out.data" hot_fn_1)" && ok "not: hot_fn_3 below hot_fn_1" ||
+	bad "hot_fn_3 below hot_fn_1"
 # perf annotate reads the code bytes
-"$perf" annotate -i "$d/out.data" --stdio hot_fn_3 2>/dev/null | grep -q 'dec  *%ecx' ||
-	fail "perf annotate shows no code for hot_fn_3"
+"$PERF" annotate -i "$d/out.data" --stdio hot_fn_3 2>/dev/null | grep -q 'dec  *%ecx' && ok "not: perf annotate shows no code for hot_fn_3" ||
+	bad "perf annotate shows no code for hot_fn_3"
 
 # --- CODE_MOVE -------------------------------------------------------------------
-d=$tmp/move
+d=$W/move
 record "$d" -n 16 -t 600 --move
-"$rep" --jit -o "$d/out.data" "$d/perf.data" 2>"$d/replay.err" ||
-	fail "--jit on the move recording exited $?: $(cat "$d/replay.err")"
-grep -q '(4 for moves)' "$d/replay.err" || fail "move summary: $(cat "$d/replay.err")"
+"$REPLAY" --jit -o "$d/out.data" "$d/perf.data" 2>"$d/replay.err" && ok "--jit on the move recording exited $?" ||
+	bad "--jit on the move recording exited $?: $(cat "$d/replay.err")"
+grep -q '(4 for moves)' "$d/replay.err" && ok "not: move summary" || bad "move summary: $(cat "$d/replay.err")"
 total=0
 for f in hot_fn_0 hot_fn_1 hot_fn_2 hot_fn_3; do
 	total=$(awk -v t="$total" -v a="$(share "$d/out.data" $f)" 'BEGIN { print t + a }')
 done
-at_least "$total" 80 || fail "moved functions have only $total% of the samples"
+at_least "$total" 80 && ok "not: moved functions have only $total% of the samples" || bad "moved functions have only $total% of the samples"
 no_warnings "$d/out.data"
 
 # --- one address, two functions ------------------------------------------------
-d=$tmp/reuse
+d=$W/reuse
 record "$d" --reuse -t 700
-"$rep" --jit -o "$d/out.data" "$d/perf.data" 2>"$d/replay.err" ||
-	fail "--jit on the reuse recording exited $?: $(cat "$d/replay.err")"
+"$REPLAY" --jit -o "$d/out.data" "$d/perf.data" 2>"$d/replay.err" && ok "--jit on the reuse recording exited $?" ||
+	bad "--jit on the reuse recording exited $?: $(cat "$d/replay.err")"
 a=$(share "$d/out.data" reuse_first)
 b=$(share "$d/out.data" reuse_second)
-echo "$name: reused address: reuse_first $a%, reuse_second $b%"
-at_least "$a" 35 || fail "reuse_first has $a% (expected about half)"
-at_least "$b" 35 || fail "reuse_second has $b% (expected about half)"
-grep -q 'anonymous exec maps' "$d/replay.err" || fail "reuse summary: $(cat "$d/replay.err")"
+echo "# reused address: reuse_first $a%, reuse_second $b%"
+at_least "$a" 35 && ok "not: reuse_first has $a% (expected about half)" || bad "reuse_first has $a% (expected about half)"
+at_least "$b" 35 && ok "not: reuse_second has $b% (expected about half)" || bad "reuse_second has $b% (expected about half)"
+grep -q 'anonymous exec maps' "$d/replay.err" && ok "not: reuse summary" || bad "reuse summary: $(cat "$d/replay.err")"
 no_warnings "$d/out.data"
 # What a perf map (no time) does with the same recording: one name for all.
-pid=$("$perf" script -i "$d/perf.data" -F comm,pid 2>/dev/null |
+pid=$("$PERF" script -i "$d/perf.data" -F comm,pid 2>/dev/null |
 	awk '$1 == "tinyjit" { print $2; exit }')
 addr=$(python3 - "$d/jit-$pid.dump" <<'PY' 2>/dev/null
 import struct, sys
@@ -106,23 +106,23 @@ if [ -n "$pid" ] && [ -n "$addr" ]; then
 	a=$(share "$d/perf.data" reuse_first)
 	b=$(share "$d/perf.data" reuse_second)
 	rm -f "/tmp/perf-$pid.map"
-	echo "$name: the same address through a perf map: reuse_first $a%, reuse_second $b%"
-	at_least "$(awk -v a="$a" -v b="$b" 'BEGIN { print (a > b ? a : b) }')" 85 ||
-		fail "perf map: expected one name for nearly all samples, got $a% and $b%"
+	echo "# the same address through a perf map: reuse_first $a%, reuse_second $b%"
+	at_least "$(awk -v a="$a" -v b="$b" 'BEGIN { print (a > b ? a : b) }')" 85 && ok "not: perf map: expected one name for nearly all samples, got $a% and $b%" ||
+		bad "perf map: expected one name for nearly all samples, got $a% and $b%"
 else
-	fail "reuse: no pid or load address found (python3 missing?)"
+	bad "reuse: no pid or load address found (python3 missing?)"
 fi
 
 # --- a dump still being written, a damaged dump ---------------------------------
-d=$tmp/hot
+d=$W/hot
 dump=$(ls "$d"/jit-*.dump)
 cp "$dump" "$d/dump.orig"
 size=$(wc -c <"$dump")
 head -c $((size - 100)) "$d/dump.orig" >"$dump"
-"$rep" --jit -o "$d/cut.data" "$d/perf.data" 2>"$d/cut.err" ||
-	fail "--jit on a cut dump exited $?: $(cat "$d/cut.err")"
-grep -q 'incomplete record' "$d/cut.err" || fail "no word of the cut: $(cat "$d/cut.err")"
-at_least "$(share "$d/cut.data" hot_fn_3)" 20 || fail "cut dump: hot_fn_3 lost"
+"$REPLAY" --jit -o "$d/cut.data" "$d/perf.data" 2>"$d/cut.err" && ok "--jit on a cut dump exited $?" ||
+	bad "--jit on a cut dump exited $?: $(cat "$d/cut.err")"
+grep -q 'incomplete record' "$d/cut.err" && ok "not: no word of the cut" || bad "no word of the cut: $(cat "$d/cut.err")"
+at_least "$(share "$d/cut.data" hot_fn_3)" 20 && ok "not: cut dump: hot_fn_3 lost" || bad "cut dump: hot_fn_3 lost"
 # damage the 1000th CODE_LOAD's code_size (the hot ones come first)
 off=$(python3 - "$d/dump.orig" <<'PY' 2>/dev/null
 import struct, sys
@@ -139,21 +139,20 @@ while off + 16 <= len(b):
 PY
 )
 if [ -z "$off" ]; then
-	fail "cannot find the 1000th CODE_LOAD (python3 missing?)"
+	bad "cannot find the 1000th CODE_LOAD (python3 missing?)"
 else
 	cp "$d/dump.orig" "$dump"
 	printf '\377\377\377\377' | dd of="$dump" bs=1 seek=$((off + 40)) conv=notrunc 2>/dev/null
-	"$rep" --jit -o "$d/bad.data" "$d/perf.data" 2>"$d/bad.err"
+	"$REPLAY" --jit -o "$d/bad.data" "$d/perf.data" 2>"$d/bad.err"
 	st=$?
-	[ $st -eq 1 ] || fail "damaged dump: exit $st, expected 1"
+	[ $st -eq 1 ] && ok "not: damaged dump: exit $st, expected 1" || bad "damaged dump: exit $st, expected 1"
 	hex=$(printf '%x' "$off")
-	grep -q "$(basename "$dump"): offset 0x$hex: CODE_LOAD: code_size" "$d/bad.err" ||
-		fail "damage not reported at 0x$hex: $(cat "$d/bad.err")"
-	grep -q -- '--jit: 999 JIT functions' "$d/bad.err" ||
-		fail "the 999 functions before the damage: $(cat "$d/bad.err")"
-	at_least "$(share "$d/bad.data" hot_fn_3)" 20 || fail "damaged dump: hot_fn_3 lost"
+	grep -q "$(basename "$dump"): offset 0x$hex: CODE_LOAD: code_size" "$d/bad.err" && ok "not: damage not reported at 0x$hex" ||
+		bad "damage not reported at 0x$hex: $(cat "$d/bad.err")"
+	grep -q -- '--jit: 999 JIT functions' "$d/bad.err" && ok "not: the 999 functions before the damage" ||
+		bad "the 999 functions before the damage: $(cat "$d/bad.err")"
+	at_least "$(share "$d/bad.data" hot_fn_3)" 20 && ok "not: damaged dump: hot_fn_3 lost" || bad "damaged dump: hot_fn_3 lost"
 fi
 cp "$d/dump.orig" "$dump"
 
-[ $fails -eq 0 ] && echo "$name: ok"
-[ $fails -eq 0 ]
+finish

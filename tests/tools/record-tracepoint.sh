@@ -13,8 +13,10 @@
 #    for real as nobody where we are root.
 # Skips (77) without perf, perf_event_open or a mounted tracefs.
 set -u
-name=record-tracepoint.sh
-. "$top_srcdir/tests/record-lib.sh"
+. "$top_srcdir/tests/testlib.sh"
+need_perf
+need_event_open
+cd "$W" || exit 1
 tracefs=
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[ -r "$d/events/sched/sched_process_exec/format" ] && { tracefs=$d; break; }
@@ -24,75 +26,75 @@ done
 # fields FILE: perf script's lines for sched_process_exec, the
 # fields only (comm, pid, cpu and time differ between runs).
 fields() {
-	"$perf" script -i "$1" 2>"$tmp/script.err" |
+	"$PERF" script -i "$1" 2>"$W/script.err" |
 		sed -n 's/.*sched:sched_process_exec: //p'
 }
 
 # 1. The fields, in perf script and perf report.
-"$rec" -e sched:sched_process_exec -o tp.data -- sh -c '/bin/true; /bin/true' 2>rec.err ||
-	fail "exit $?: $(cat rec.err)"
+"$REC" -e sched:sched_process_exec -o tp.data -- sh -c '/bin/true; /bin/true' 2>rec.err && ok "exit $?" ||
+	bad "exit $?: $(cat rec.err)"
 cat rec.err
 fields tp.data >f.txt
 cat f.txt
-[ -s script.err ] && fail "perf script warned: $(cat script.err)"
+[ -s script.err ] && bad "perf script warned: $(cat script.err)" || ok "not: perf script warned"
 n=$(grep -c '^filename=/bin/true pid=[0-9][0-9]* old_pid=[0-9][0-9]*$' f.txt)
-[ "$n" = 2 ] || fail "want 2 'filename=/bin/true pid=N old_pid=N' lines, got $n: $(cat f.txt)"
-"$perf" report -i tp.data --stdio -s filename 2>rep.err | grep -v '^#' | grep . >rep.txt
+[ "$n" = 2 ] && ok "not: want 2 'filename=/bin/true pid=N old_pid=N' lines, got $n" || bad "want 2 'filename=/bin/true pid=N old_pid=N' lines, got $n: $(cat f.txt)"
+"$PERF" report -i tp.data --stdio -s filename 2>rep.err | grep -v '^#' | grep . >rep.txt
 cat rep.txt
-grep -q '66.67%  *\/bin\/true$' rep.txt || fail "perf report -s filename: $(cat rep.txt rep.err)"
-"$perf" evlist -i tp.data 2>/dev/null | grep -qx 'sched:sched_process_exec' ||
-	fail "event name: $("$perf" evlist -i tp.data 2>&1)"
+grep -q '66.67%  *\/bin\/true$' rep.txt && ok "not: perf report -s filename" || bad "perf report -s filename: $(cat rep.txt rep.err)"
+"$PERF" evlist -i tp.data 2>/dev/null | grep -qx 'sched:sched_process_exec' && ok "not: event name" ||
+	bad "event name: $("$PERF" evlist -i tp.data 2>&1)"
 
 # 2. HEADER_TRACING_DATA as perf record writes it for the same event.
 # feature FILE: the TRACING_DATA payload, from perfring-dump -H's offsets.
 feature() {
-	set -- "$1" $("$dump" -H "$1" | sed -n 's/^feature 1 TRACING_DATA (offset \(0x[0-9a-f]*\), \([0-9]*\) bytes)$/\1 \2/p')
+	set -- "$1" $("$DUMP" -H "$1" | sed -n 's/^feature 1 TRACING_DATA (offset \(0x[0-9a-f]*\), \([0-9]*\) bytes)$/\1 \2/p')
 	[ $# = 3 ] || return 1
 	tail -c +$(($2 + 1)) "$1" | head -c "$3"
 }
-"$perf" record -q -e sched:sched_process_exec -o perf.data -- true 2>/dev/null ||
-	fail "perf record -e sched:sched_process_exec failed"
-feature tp.data >ours.td || fail "no TRACING_DATA feature in perfring-record's file"
-feature perf.data >perf.td || fail "no TRACING_DATA feature in perf record's file"
-[ -s ours.td ] && cmp ours.td perf.td || fail "TRACING_DATA differs from perf record's ($(wc -c <ours.td) vs $(wc -c <perf.td) bytes)"
+"$PERF" record -q -e sched:sched_process_exec -o perf.data -- true 2>/dev/null && ok "not: perf record -e sched:sched_process_exec failed" ||
+	bad "perf record -e sched:sched_process_exec failed"
+feature tp.data >ours.td && ok "not: no TRACING_DATA feature in perfring-record's file'" || bad "no TRACING_DATA feature in perfring-record's file"
+feature perf.data >perf.td && ok "not: no TRACING_DATA feature in perf record's file'" || bad "no TRACING_DATA feature in perf record's file"
+[ -s ours.td ] && cmp ours.td perf.td && ok "not: TRACING_DATA differs from perf record's'" || bad "TRACING_DATA differs from perf record's ($(wc -c <ours.td) vs $(wc -c <perf.td) bytes)"
 echo "TRACING_DATA: $(wc -c <ours.td) bytes, same as perf record's"
 
 # 3. Pipe mode: the tracing data goes as a record before the samples.
-"$rec" -e sched:sched_process_exec -o - -- sh -c /bin/true 2>/dev/null >pipe.data
-"$perf" script -i - <pipe.data 2>script.err | grep -c 'filename=/bin/true pid=' >n.txt
-[ "$(cat n.txt)" = 1 ] || fail "pipe mode: $(cat n.txt) exec lines: $(cat script.err)"
+"$REC" -e sched:sched_process_exec -o - -- sh -c /bin/true 2>/dev/null >pipe.data
+"$PERF" script -i - <pipe.data 2>script.err | grep -c 'filename=/bin/true pid=' >n.txt
+[ "$(cat n.txt)" = 1 ] && ok "not: pipe mode" || bad "pipe mode: $(cat n.txt) exec lines: $(cat script.err)"
 
 # 4. Globs: every match is an event of its own.
-"$rec" -e 'sched:sched_process_e*' -o glob.data -- sh -c /bin/true 2>rec.err ||
-	fail "glob: exit $?: $(cat rec.err)"
-"$perf" evlist -i glob.data 2>/dev/null | grep -v "^#" | sort >ev.txt
-printf 'sched:sched_process_exec\nsched:sched_process_exit\n' | cmp -s - ev.txt ||
-	fail "glob events: $(cat ev.txt)"
-"$perf" script -i glob.data 2>/dev/null | grep -q 'sched:sched_process_exit: comm=true pid=' ||
-	fail "no sched_process_exit fields: $("$perf" script -i glob.data 2>&1 | head -5)"
+"$REC" -e 'sched:sched_process_e*' -o glob.data -- sh -c /bin/true 2>rec.err && ok "glob: exit $?" ||
+	bad "glob: exit $?: $(cat rec.err)"
+"$PERF" evlist -i glob.data 2>/dev/null | grep -v "^#" | sort >ev.txt
+printf 'sched:sched_process_exec\nsched:sched_process_exit\n' | cmp -s - ev.txt && ok "not: glob events" ||
+	bad "glob events: $(cat ev.txt)"
+"$PERF" script -i glob.data 2>/dev/null | grep -q 'sched:sched_process_exit: comm=true pid=' && ok "not: no sched_process_exit fields" ||
+	bad "no sched_process_exit fields: $("$PERF" script -i glob.data 2>&1 | head -5)"
 
 # 5. perfring-dump: the payload, /bin/true in hex.
-"$dump" -t SAMPLE tp.data >dump.txt || fail "perfring-dump: exit $?"
-grep -q ' raw [0-9]* .*2f 62 69 6e 2f 74 72 75 65 00' dump.txt ||
-	fail "perfring-dump shows no raw payload: $(head -2 dump.txt)"
+"$DUMP" -t SAMPLE tp.data >dump.txt && ok "perfring-dump: exit $?" || bad "perfring-dump: exit $?"
+grep -q ' raw [0-9]* .*2f 62 69 6e 2f 74 72 75 65 00' dump.txt && ok "not: perfring-dump shows no raw payload" ||
+	bad "perfring-dump shows no raw payload: $(head -2 dump.txt)"
 
 # 6. -z, and perfring-replay (the tracing data comes along).
-"$rec" -z -e sched:sched_process_exec -o tpz.data -- sh -c '/bin/true; /bin/true' 2>/dev/null
-fields tpz.data | grep -c 'filename=/bin/true' | grep -qx 2 || fail "-z: $(fields tpz.data)"
-"$replay" -z -o replayed.data tp.data 2>rep.err || fail "replay: exit $?: $(cat rep.err)"
+"$REC" -z -e sched:sched_process_exec -o tpz.data -- sh -c '/bin/true; /bin/true' 2>/dev/null
+fields tpz.data | grep -c 'filename=/bin/true' | grep -qx 2 && ok "not: -z" || bad "-z: $(fields tpz.data)"
+"$REPLAY" -z -o replayed.data tp.data 2>rep.err && ok "replay: exit $?" || bad "replay: exit $?: $(cat rep.err)"
 fields replayed.data >g.txt
-cmp -s f.txt g.txt || fail "perf script differs after perfring-replay -z: $(cat g.txt)"
+cmp -s f.txt g.txt && ok "not: perf script differs after perfring-replay -z" || bad "perf script differs after perfring-replay -z: $(cat g.txt)"
 
 # 7. What was looked up, and refusals.
 expect 1 "unknown tracepoint 'sched:no_such_event' (no $tracefs/events/sched/no_such_event/id" -- \
-	"$rec" -e sched:no_such_event -o x.data -- true
-expect 1 "no tracepoint matches 'nosys*:x'" -- "$rec" -e 'nosys*:x' -o x.data -- true
-PERFRING_TRACEFS=$tmp/none expect 1 "no tracefs: looked for $tmp/none/events" -- \
-	"$rec" -e sched:sched_process_exec -o x.data -- true
+	"$REC" -e sched:no_such_event -o x.data -- true
+expect 1 "no tracepoint matches 'nosys*:x'" -- "$REC" -e 'nosys*:x' -o x.data -- true
+PERFRING_TRACEFS=$W/none expect 1 "no tracefs: looked for $W/none/events" -- \
+	"$REC" -e sched:sched_process_exec -o x.data -- true
 lvl=$(cat /proc/sys/kernel/perf_event_paranoid)
 PERFRING_HW_FAKE_ERRNO=EACCES expect 1 "kernel.perf_event_paranoid is $lvl: tracepoints with their fields (raw data) need -1" -- \
-	"$rec" -e sched:sched_process_exec -o x.data -- true
-[ -e x.data ] && fail "a failed run left x.data behind"
+	"$REC" -e sched:sched_process_exec -o x.data -- true
+[ -e x.data ] && bad "a failed run left x.data behind" || ok "not: a failed run left x.data behind"
 # tracefs is root's only here: as nobody, for real.
 mode=$(stat -c %a "$tracefs")
 if [ "$(id -u)" = 0 ] && [ "$mode" = 700 ] && command -v setpriv >/dev/null &&
@@ -100,22 +102,22 @@ if [ "$(id -u)" = 0 ] && [ "$mode" = 700 ] && command -v setpriv >/dev/null &&
 	mkdir stage stage/lib stage/plugins &&
 	cp "$top_builddir/tools/.libs/perfring-record" stage/ &&
 	cp -P "$top_builddir"/lib/.libs/libperfring.so* stage/lib/ &&
-	cp "$top_builddir"/plugins/*/.libs/*.so stage/plugins/ && chmod -R a+rX stage ||
-		fail "staging for nobody"
-	nrec="setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_LIBRARY_PATH=$tmp/stage/lib PERFRING_PLUGIN_PATH=$tmp/stage/plugins $tmp/stage/perfring-record"
+	cp "$top_builddir"/plugins/*/.libs/*.so stage/plugins/ && chmod -R a+rX stage && ok "not: staging for nobody" ||
+		bad "staging for nobody"
+	nrec="setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_LIBRARY_PATH=$W/stage/lib PERFRING_PLUGIN_PATH=$W/stage/plugins $W/stage/perfring-record"
 	expect 1 "tracefs cannot be read: Permission denied (tracefs is usually root's only" -- \
-		$nrec -e sched:sched_process_exec -o "$tmp/n.data" -- true
+		$nrec -e sched:sched_process_exec -o "$W/n.data" -- true
 	# With a readable copy of the event's files, the kernel's own refusal.
 	if [ "$lvl" -ge 0 ]; then
 		ev=events/sched/sched_process_exec
 		mkdir -p "copy/$ev" && cp "$tracefs/$ev/id" "$tracefs/$ev/format" "copy/$ev/" &&
-			chmod -R a+rX copy || fail "copying the event's tracefs files"
-		PERFRING_TRACEFS=$tmp/copy expect 1 "kernel.perf_event_paranoid is $lvl: tracepoints with their fields (raw data) need -1" -- \
-			$nrec -e sched:sched_process_exec -o "$tmp/n.data" -- true
-		grep -q "user space only" err && fail "a tracepoint refusal fell back to :u"
+			chmod -R a+rX copy && ok "not: copying the event's tracefs files'" || bad "copying the event's tracefs files"
+		PERFRING_TRACEFS=$W/copy expect 1 "kernel.perf_event_paranoid is $lvl: tracepoints with their fields (raw data) need -1" -- \
+			$nrec -e sched:sched_process_exec -o "$W/n.data" -- true
+		grep -q "user space only" err && bad "a tracepoint refusal fell back to :u" || ok "not: a tracepoint refusal fell back to :u"
 	fi
 else
 	echo "tracefs is mode $mode or not root: the real tracefs refusal is not tested"
 fi
 
-done_ok
+finish

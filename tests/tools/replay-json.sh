@@ -9,7 +9,8 @@
 # The encoder is driven through perfring-replay's hidden --json-out (the
 # same code perfring-dump --json is to call).
 set -u
-. "$top_srcdir/tests/replay-lib.sh"
+. "$top_srcdir/tests/testlib.sh"
+use_build_plugins
 
 # A fresh recording, if this machine lets perf record.
 fresh=
@@ -55,7 +56,6 @@ done
 
 # The same through perfring-dump --json (the encoder's other caller):
 # dump -> replay -> dump gives the same records (offsets aside).
-DUMP="$B/tools/perfring-dump"
 if "$DUMP" --help 2>/dev/null | grep -q -- '--json'; then
 	nodump=0
 	for f in "$top_srcdir"/tests/fixtures/*.data $fresh; do
@@ -160,5 +160,4 @@ if [ -f "$edge" ]; then
 		bad "odd-sized records into a ring: exit $rc: $(head -5 "$W/edge.err")"
 fi
 
-echo "1..$n"
-[ $fails -eq 0 ]
+finish

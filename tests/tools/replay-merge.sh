@@ -8,7 +8,8 @@
 #  - --kernel-map: auto writes the kernel map (or sets exclude_kernel) for
 #    events that do not exclude the kernel, none leaves them as they are.
 set -u
-. "$top_srcdir/tests/replay-lib.sh"
+. "$top_srcdir/tests/testlib.sh"
+use_build_plugins
 
 "$EMU" "$GUEST" "$W/a.ring" || exit 1
 "$EMU" "$GUEST" "$W/b.ring" || exit 1
@@ -104,5 +105,4 @@ fi
 "$REPLAY" --json-out "$W/ke.data" >"$W/ke.out"
 has "exclude: exclude_kernel set" "$W/ke.out" '"type":"ATTR".*"exclude_kernel":true'
 
-echo "1..$n"
-[ $fails -eq 0 ]
+finish

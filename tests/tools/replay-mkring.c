@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * replay-mkring: ring files for tests/replay-ring.sh.
+ * replay-mkring: ring files for tests/tools/replay-ring.sh.
  *
  *   replay-mkring wrap RING        a one-page ring whose records wrap around
  *                                  the end of the data area: 60 SAMPLEs

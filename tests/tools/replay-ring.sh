@@ -5,8 +5,9 @@
 # rings: the newest records, oldest first; damage there is reported (exit 1)
 # and what the library's reader returned before it is kept.
 set -u
-. "$top_srcdir/tests/replay-lib.sh"
-MK="$B/tests/replay-mkring"
+. "$top_srcdir/tests/testlib.sh"
+use_build_plugins
+MK="$B/tests/tools/replay-mkring"
 
 "$MK" wrap "$W/w.ring" >"$W/w.pos" || exit 1
 end=$(($(od -An -t u8 -j 24 -N 8 "$W/w.ring" | tr -d ' ') + 4096 + 4096))
@@ -57,5 +58,4 @@ has "overwrite: reported at its offset" "$W/od.err" "offset $(printf '0x%x' $o):
 tail -n $((nrec - 10)) "$W/o.json" >"$W/od.want"
 same "overwrite: the records newer than the damage are kept" "$W/od.want" "$W/od.json"
 
-echo "1..$n"
-[ $fails -eq 0 ]
+finish

@@ -2,7 +2,8 @@
 # perfring-replay's command line: --help, --version, --list-plugins, and
 # exit status 2 with a message for bad usage and unreadable input.
 set -u
-. "$top_srcdir/tests/replay-lib.sh"
+. "$top_srcdir/tests/testlib.sh"
+use_build_plugins
 
 "$REPLAY" --help >"$W/help" 2>&1
 status "--help" 0 $?
@@ -41,5 +42,4 @@ echo '{"type":"SAMPLE","misc":0}' >"$W/noattr.json"
 usage "JSON without ATTR" "$W/noattr.json: no ATTR line" --json-in "$W/noattr.json" -o "$W/o"
 [ ! -e "$W/o" ] && ok "nothing written on usage errors" || bad "output written"
 
-echo "1..$n"
-[ $fails -eq 0 ]
+finish

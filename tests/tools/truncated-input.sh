@@ -8,15 +8,12 @@
 # recover every record that ends before the cut: the dump's records are a
 # prefix of the undamaged dump, replay's JSON records a prefix of the
 # undamaged file's.  A pipe stream cut exactly at a record boundary is a
-# shorter valid stream (exit 0).  HARDENING_RANDOM=N changes the count of
-# random offsets.
+# shorter valid stream (exit 0).  HARDENING_RANDOM=N sets the count of
+# random offsets per file (default 60 times PERFRING_TEST_SCALE).
 set -u
-. "$top_srcdir/tests/dump-lib.sh"
-FX="$top_srcdir/tests/fixtures"
-REPLAY="$B/tools/perfring-replay"
-export PERFRING_PLUGIN_PATH="$B/plugins/comm:$B/plugins/mmap2:$B/plugins/task"
+. "$top_srcdir/tests/testlib.sh"
+use_build_plugins
 SKIP_TYPES='ATTR|HEADER_ATTR|FINISHED_ROUND|FEATURE|COMPRESSED|TRACING_DATA|HEADER_FEATURE|HEADER_BUILD_ID|HEADER_EVENT_TYPE|HEADER_TRACING_DATA'
-u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
 jtypes() { sed -n 's/^{"type":"\([A-Z_0-9]*\)".*/\1/p' | grep -Evx "$SKIP_TYPES"; }
 
 cuts=0 fails0=0
@@ -114,7 +111,7 @@ for f in rec-plain pd-file pd-pipe; do
 	esac
 	[ -n "$list" ] && sweep "$f boundaries" "$src" $list
 	# random offsets over the whole file (headers, attrs, data, features)
-	list=$(awk -v n="${HARDENING_RANDOM:-60}" -v s="$size" -v seed="$size" \
+	list=$(awk -v n="${HARDENING_RANDOM:-$(scaled 60)}" -v s="$size" -v seed="$size" \
 		'BEGIN { srand(seed); for (i = 0; i < n; i++) print int(rand() * s) }')
 	sweep "$f random" "$src" $list
 done

@@ -5,24 +5,13 @@
 # that does not exist or is not a directory, a read-only filesystem.  Each
 # gives a clear error naming the file and the cause, a non-zero exit, no
 # file under the final name (or the old file intact) and no temporary left.
-# (tests/writer-fail.sh does the same for the library's writer.)
+# (tests/lib/writer-fail.sh does the same for the library's writer.)
 set -u
-. "$top_srcdir/tests/replay-lib.sh"
-REC="$B/tools/perfring-record"
+. "$top_srcdir/tests/testlib.sh"
+use_build_plugins
 IN="$top_srcdir/tests/fixtures/pd-syswide.data"	# 74 KB of records
 M="$W/small"
 RO="$W/ro"
-mounted=
-cleanup() {
-	[ -n "$mounted" ] && umount "$M" "$RO" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-# dir_is DESCRIPTION DIR NAMES: the directory holds exactly NAMES
-dir_is() {
-	got=$(ls -A "$2" | tr '\n' ' ')
-	if [ "$got" = "$3" ]; then ok "$1"; else bad "$1: directory holds '$got', expected '$3'"; fi
-}
 # fails DESCRIPTION RC ERR-FILE ERE: a non-zero exit (not a signal) and the message
 fails() {
 	if [ "$2" -ne 0 ] && [ "$2" -lt 124 ]; then ok "$1: exit $2"; else bad "$1: exit $2"; fi
@@ -77,7 +66,7 @@ fi
 mkdir "$M" "$RO"
 if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=128k tmpfs "$M" 2>/dev/null &&
    mount -t tmpfs -o size=128k,ro tmpfs "$RO" 2>/dev/null; then
-	mounted=1
+	umount_at_exit="$M $RO"
 	timeout 20 "$REPLAY" -o "$M/out.data" "$IN" "$IN" 2>"$W/err"
 	fails "replay, full filesystem" $? "$W/err" "^perfring-replay: $M/out.data: .*No space left on device"
 	dir_is "replay, full filesystem: no file, no temporary" "$M" ""
@@ -95,5 +84,4 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=128k tmpfs "$M" 2>/dev/null &&
 else
 	echo "# full and read-only filesystem cases not run: cannot mount a tmpfs (needs root)"
 fi
-echo "1..$n"
-[ $fails -eq 0 ]
+finish

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Deliberately bad plugins for tests/check_plugins.c.  Each defines its
+ * Deliberately bad plugins for tests/plugins/check_plugins.c.  Each defines its
  * descriptor by hand (not with PERFRING_PLUGIN_DEFINE) where it needs to
  * lie about its ABI.  Their functions must never run: the host validates
  * the descriptor first.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A bad plugin for tests/check_hardening.c: a record plugin of the right ABI
+ * A bad plugin for tests/plugins/check_plugin_perms.c: a record plugin of the right ABI
  * whose record_ops lacks format_json, with an init function that aborts.
  * The host must refuse it from its descriptor alone, before init runs.
  */
