@@ -53,7 +53,11 @@ bad() { tl_n=$((tl_n + 1)); tl_fails=$((tl_fails + 1)); echo "not ok $tl_n - $*"
 # die WHAT: a failed check after which the test cannot go on.
 die() { bad "$*"; finish; }
 # skip REASON: the machine lacks what the test needs (before any check).
-skip() { echo "1..0 # SKIP $me: $*"; exit 77; }
+skip() {
+	[ $tl_n -eq 0 ] || die "skip after $tl_n checks (a test skips whole or not at all): $*"
+	echo "1..0 # SKIP $me: $*"
+	exit 77
+}
 # finish: the plan, and exit 0 only if every check passed.
 finish() {
 	echo "1..$tl_n"
