@@ -8,8 +8,8 @@ set -u
 . "$top_srcdir/tests/testlib.sh"
 MK="$B/tests/tools/dump-mkbad"
 
-# expect KIND FILE CHECKOUT ERE: the problem KIND at the offset mkbad gave
-expect() {
+# reported KIND FILE CHECKOUT ERE: the problem KIND at the offset mkbad gave
+reported() {
 	off=$(awk -v k="$1" '$1 == k { printf "0x%x", $2 }' "$W/$2.where")
 	if [ -z "$off" ]; then bad "$2: dump-mkbad wrote no $1 record"; return; fi
 	re=$(printf '%s' "$3" | sed "s/@OFF@/$off/g")
@@ -24,11 +24,11 @@ for f in bad.ring bad.pipe; do
 	"$DUMP" --check "$W/$f" > "$W/$f.check" 2> "$W/$f.err"
 	status "$f: --check" 1 $?
 	empty "$f: nothing on stderr" "$W/$f.err"
-	expect short8 "$f" "MMAP2 record at offset @OFF@ is 8 bytes short of its sample_id_all trailer"
-	expect comm32 "$f" "COMM record at offset @OFF@ is 32 bytes short of its sample_id_all trailer"
-	expect chain "$f" "SAMPLE.*(callchain|CALLCHAIN)"
-	expect unknownid "$f" "SAMPLE record: sample id 99 matches no event"
-	expect exitlong "$f" "EXIT record has 8 bytes more than its body"
+	reported short8 "$f" "MMAP2 record at offset @OFF@ is 8 bytes short of its sample_id_all trailer"
+	reported comm32 "$f" "COMM record at offset @OFF@ is 32 bytes short of its sample_id_all trailer"
+	reported chain "$f" "SAMPLE.*(callchain|CALLCHAIN)"
+	reported unknownid "$f" "SAMPLE record: sample id 99 matches no event"
+	reported exitlong "$f" "EXIT record has 8 bytes more than its body"
 	want=$(wc -l < "$W/$f.where")
 	got=$(grep -c "^$W/$f: offset " "$W/$f.check")
 	[ "$got" -eq "$want" ] && ok "$f: $want problems, no others" ||
@@ -38,9 +38,9 @@ for f in bad.ring bad.pipe; do
 	"$DUMP" "$W/$f" > "$W/$f.txt" 2>&1
 	status "$f: dump of a file with problems" 0 $?
 done
-expect backward bad.ring "SAMPLE record time 1250 goes back 50 ns"
-expect attr2 bad.pipe "attr 1: the sample id is not where attr 0 has it.*non matching sample_type"
-expect order bad.pipe "SAMPLE record time 1250 is older than 1300, the newest record before the FINISHED_ROUND"
+reported backward bad.ring "SAMPLE record time 1250 goes back 50 ns"
+reported attr2 bad.pipe "attr 1: the sample id is not where attr 0 has it.*non matching sample_type"
+reported order bad.pipe "SAMPLE record time 1250 is older than 1300, the newest record before the FINISHED_ROUND"
 
 "$DUMP" --check "$W/good.pipe" > "$W/good.check" 2>&1
 status "good.pipe: --check" 0 $?

@@ -15,7 +15,7 @@ status "--version" 0 $?
 has "--version: library version" "$W/version" '^perfring-dump \(libperfring\) [0-9]+\.[0-9]+\.[0-9]+'
 has "--version: plugin ABI" "$W/version" '^plugin ABI [0-9]+\.[0-9]+$'
 
-usage() {	# DESCRIPTION ERE ARGS...
+dump_usage() {	# DESCRIPTION ERE ARGS...
 	d=$1; re=$2; shift 2
 	"$DUMP" "$@" > "$W/u.out" 2> "$W/u.err"
 	rc=$?
@@ -25,16 +25,16 @@ usage() {	# DESCRIPTION ERE ARGS...
 		bad "$d: exit $rc:"; sed 's/^/#   /' "$W/u.err" "$W/u.out" | head -5
 	fi
 }
-usage "no FILE" "no input FILE"
-usage "unknown option" "Unknown option" --bogus "$FX/pd-file.data"
-usage "two modes" "one at a time" --json --stats "$FX/pd-file.data"
-usage "--json with two files" "--json takes one FILE" --json "$FX/pd-file.data" "$FX/pd-pipe.data"
-usage "--type of an unknown name" 'unknown record type "BOGUS"' --type SAMPLE,BOGUS "$FX/pd-file.data"
-usage "--pid not a number" "not a process id" --pid x "$FX/pd-file.data"
-usage "--check with a filter" "not --check" --check --type SAMPLE "$FX/pd-file.data"
-usage "missing file" "$W/nope.data: No such file" "$W/nope.data"
-usage "a directory" "is a directory" "$W"
-usage "--list-plugins with a FILE" "takes no FILE" --list-plugins "$FX/pd-file.data"
+dump_usage "no FILE" "no input FILE"
+dump_usage "unknown option" "Unknown option" --bogus "$FX/pd-file.data"
+dump_usage "two modes" "one at a time" --json --stats "$FX/pd-file.data"
+dump_usage "--json with two files" "--json takes one FILE" --json "$FX/pd-file.data" "$FX/pd-pipe.data"
+dump_usage "--type of an unknown name" 'unknown record type "BOGUS"' --type SAMPLE,BOGUS "$FX/pd-file.data"
+dump_usage "--pid not a number" "not a process id" --pid x "$FX/pd-file.data"
+dump_usage "--check with a filter" "not --check" --check --type SAMPLE "$FX/pd-file.data"
+dump_usage "missing file" "$W/nope.data: No such file" "$W/nope.data"
+dump_usage "a directory" "is a directory" "$W"
+dump_usage "--list-plugins with a FILE" "takes no FILE" --list-plugins "$FX/pd-file.data"
 cat "$FX/pd-file.data" | "$DUMP" - > /dev/null 2> "$W/p.err"
 status "file-mode perf.data through a pipe" 2 $?
 has "file mode through a pipe: message" "$W/p.err" '^perfring-dump: -: '

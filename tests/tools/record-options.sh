@@ -26,8 +26,8 @@ start_threads() {
 }
 stop_threads() { kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; bg=; }
 
-# usage_error ARGS...: exit 2 with a message.
-usage_error() {
+# record_usage ARGS...: exit 2 with a message.
+record_usage() {
 	"$REC" "$@" -o "$W/bad.data" -- true >/dev/null 2>"$W/err"
 	rc=$?
 	[ $rc -eq 2 ] && [ -s "$W/err" ] && ok "not: $*: exit $rc, want 2 with a message" || bad "$*: exit $rc, want 2 with a message: $(cat "$W/err")"
@@ -84,11 +84,11 @@ if [ $syswide_ok = 1 ]; then
 else
 	echo "-C: not allowed for this user at this perf_event_paranoid level; only usage checked"
 fi
-usage_error -C ""
-usage_error -C x
-usage_error -C 0-
-usage_error -C 1-0
-usage_error -C 0 -p 1
+record_usage -C ""
+record_usage -C x
+record_usage -C 0-
+record_usage -C 1-0
+record_usage -C 0 -p 1
 "$REC" -C 65535 --duration 0.1 -o "$W/bad.data" 2>"$W/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q "CPU 65535 is not online" "$W/err" && ok "-C 65535: exit $rc" ||
@@ -111,8 +111,8 @@ grep -q "thread_spin" "$W/t.txt" && ok "not: -t: thread_spin does not resolve" |
 grep -q "main_spin" "$W/t.txt" && bad "-t: the main thread was sampled too" || ok "not: -t: the main thread was sampled too"
 [ -s "$W/rep.err" ] && bad "-t: perf report warned: $(cat "$W/rep.err")" || ok "not: -t: perf report warned"
 stop_threads
-usage_error -t 0
-usage_error -t 1 -p 1
+record_usage -t 0
+record_usage -t 1 -p 1
 "$REC" -t 999999999 -o "$W/bad.data" 2>"$W/err"
 rc=$?
 [ $rc -ne 0 ] && grep -q "thread 999999999" "$W/err" && ok "-t of no thread: exit $rc" || bad "-t of no thread: exit $rc: $(cat "$W/err")"
@@ -153,8 +153,8 @@ for k in CLOCK_BOOTTIME mono raw tai 7; do
 		bad "-k $k: exit $?: $(cat "$W/rec.err")"
 done
 case $(header_clock "$W/k.data") in boottime*) ;; *) bad "-k 7: $(header_clock "$W/k.data")" ;; esac
-usage_error -k jiffies
-usage_error -k ""
-usage_error -k 5x
+record_usage -k jiffies
+record_usage -k ""
+record_usage -k 5x
 
 finish

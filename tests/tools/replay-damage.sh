@@ -21,8 +21,8 @@ ring_records "$W/g.ring" >"$W/offsets"
 	bad "$(wc -l <"$W/offsets") records in the ring"
 at() { sed -n "$1p" "$W/offsets" | cut -d' ' -f1; }
 hex() { printf '0x%x' "$1"; }
-# expect NAME FILE LINES-MISSING...: the output holds every other record
-expect() {
+# recovered NAME FILE LINES-MISSING...: the output holds every other record
+recovered() {
 	name=$1 f=$2
 	shift 2
 	"$REPLAY" -o "$W/$name.data" "$f" 2>"$W/$name.err"
@@ -36,7 +36,7 @@ expect() {
 cp "$W/g.ring" "$W/d1.ring"
 o=$(at 10)
 poke "$W/d1.ring" $((o + 6)) '\003\000'
-expect d1 "$W/d1.ring" 10
+recovered d1 "$W/d1.ring" 10
 has "d1: the damage and its offset" "$W/d1.err" \
 	"^perfring-replay: $W/d1.ring: offset $(hex $o): record size 3 below 8"
 has "d1: where reading resumed" "$W/d1.err" \
@@ -50,14 +50,14 @@ fi
 cp "$W/g.ring" "$W/d2.ring"
 o=$(at 20)
 poke "$W/d2.ring" $((o + 6)) '\000\002'		# 512 bytes: swallows 8 records
-expect d2 "$W/d2.ring" 20
+recovered d2 "$W/d2.ring" 20
 has "d2: the damaged record and its offset" "$W/d2.err" \
 	"^perfring-replay: $W/d2.ring: offset $(hex $o): SAMPLE: .*left over"
 
 cp "$W/g.ring" "$W/d3.ring"
 o=$(at 30)
 dd if=/dev/zero of="$W/d3.ring" bs=1 seek=$o count=100 conv=notrunc 2>/dev/null
-expect d3 "$W/d3.ring" 30 31
+recovered d3 "$W/d3.ring" 30 31
 has "d3: the damage and its offset" "$W/d3.err" \
 	"^perfring-replay: $W/d3.ring: offset $(hex $o): record size 0 below 8"
 has "d3: where reading resumed" "$W/d3.err" "offset $(hex $(at 32)): resynchronised"
@@ -66,7 +66,7 @@ has "d3: where reading resumed" "$W/d3.err" "offset $(hex $(at 32)): resynchroni
 cp "$W/g.ring" "$W/d4.ring"
 o=$(at 105)
 poke "$W/d4.ring" $((o + 6)) '\001\000'
-expect d4 "$W/d4.ring" 105
+recovered d4 "$W/d4.ring" 105
 has "d4: no record after the damage" "$W/d4.err" "offset $(hex $o): no valid record"
 
 # data_head more than data_size ahead of data_tail.

@@ -19,7 +19,7 @@ has "--version: plugin ABI" "$W/version" "^plugin ABI [0-9]+\.[0-9]+$"
 status "--list-plugins" 0 $?
 for p in comm mmap2 task; do has "--list-plugins: $p" "$W/list" "^$p "; done
 
-usage() {	# DESCRIPTION MESSAGE-PATTERN ARGS...
+replay_usage() {	# DESCRIPTION MESSAGE-PATTERN ARGS...
 	d=$1 m=$2
 	shift 2
 	"$REPLAY" "$@" >"$W/out" 2>"$W/err" </dev/null
@@ -27,19 +27,19 @@ usage() {	# DESCRIPTION MESSAGE-PATTERN ARGS...
 	has "$d: message" "$W/err" "^perfring-replay: $m"
 }
 echo garbage >"$W/text"
-usage "no arguments" "no input"
-usage "no output" "no output" "$W/text"
-usage "unknown option" ".*--bogus" --bogus
-usage "--json-in with an input" "--json-in takes no other input" --json-in "$W/text" -o "$W/o" x
-usage "--json-in without output" "--json-in needs either" --json-in "$W/text"
-usage "--json-in with both outputs" "--json-in needs either" --json-in "$W/text" -o "$W/o" --ring "$W/r"
-usage "--ring without --json-in" "--ring goes with --json-in" --ring "$W/r" -o "$W/o" x
-usage "bad --kernel-map" "--kernel-map: expected" --kernel-map=some -o "$W/o" x
-usage "missing input" "$W/nothere: No such file" -o "$W/o" "$W/nothere"
-usage "unknown kind of input" "$W/text: neither a perfring ring" -o "$W/o" "$W/text"
-usage "missing JSON input" ".*nothere" --json-in "$W/nothere" -o "$W/o"
+replay_usage "no arguments" "no input"
+replay_usage "no output" "no output" "$W/text"
+replay_usage "unknown option" ".*--bogus" --bogus
+replay_usage "--json-in with an input" "--json-in takes no other input" --json-in "$W/text" -o "$W/o" x
+replay_usage "--json-in without output" "--json-in needs either" --json-in "$W/text"
+replay_usage "--json-in with both outputs" "--json-in needs either" --json-in "$W/text" -o "$W/o" --ring "$W/r"
+replay_usage "--ring without --json-in" "--ring goes with --json-in" --ring "$W/r" -o "$W/o" x
+replay_usage "bad --kernel-map" "--kernel-map: expected" --kernel-map=some -o "$W/o" x
+replay_usage "missing input" "$W/nothere: No such file" -o "$W/o" "$W/nothere"
+replay_usage "unknown kind of input" "$W/text: neither a perfring ring" -o "$W/o" "$W/text"
+replay_usage "missing JSON input" ".*nothere" --json-in "$W/nothere" -o "$W/o"
 echo '{"type":"SAMPLE","misc":0}' >"$W/noattr.json"
-usage "JSON without ATTR" "$W/noattr.json: no ATTR line" --json-in "$W/noattr.json" -o "$W/o"
+replay_usage "JSON without ATTR" "$W/noattr.json: no ATTR line" --json-in "$W/noattr.json" -o "$W/o"
 [ ! -e "$W/o" ] && ok "nothing written on usage errors" || bad "output written"
 
 finish
