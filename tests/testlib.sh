@@ -113,10 +113,12 @@ expect() {
 # --- scale ------------------------------------------------------------------
 # PERFRING_TEST_SCALE multiplies the work of the tests that scale (default
 # 1; 0.5 halves it, 10 is ten times as much); tests/testutil.h reads it the
-# same way for the Check suites.  scaled N: N times the scale, at least 1.
+# same way for the Check suites (an unset, unparsable or non-positive value
+# means 1).  scaled N: N times the scale, at least 1.
 scaled() {
 	awk -v n="$1" -v s="${PERFRING_TEST_SCALE:-1}" 'BEGIN {
-		if (s + 0 <= 0) s = 1; v = int(n * s); print v < 1 ? 1 : v }'
+		if (s !~ /^([0-9]+\.?[0-9]*|\.[0-9]+)$/ || s + 0 <= 0) s = 1
+		v = int(n * s); print v < 1 ? 1 : v }'
 }
 
 # --- what the machine has ---------------------------------------------------
