@@ -3,7 +3,6 @@
 # tmpfs), a file size limit (ulimit -f with SIGXFSZ ignored) and a full
 # device in pipe mode: a clear error naming the file, exit status 1, no file
 # under the final name and no temporary file left.
-set -u
 GEN="$top_builddir/tests/lib/writer-gen"
 . "$top_srcdir/tests/testlib.sh"
 M="$W/small"

@@ -10,7 +10,6 @@
 #    warning (and the same records unmerged do get the warning);
 #  - unknown record types dropped with counted warnings, or kept;
 #  - no readable kallsyms: exclude_kernel is set and perf does not warn.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 need_perf
 CC=${CC:-cc}

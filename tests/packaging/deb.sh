@@ -7,7 +7,6 @@
 # packaged perfring-record is read back.
 # Slow (about a minute): run by `make check-deb` (and .ci/run), not by
 # `make check`.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 for c in dpkg-buildpackage dpkg-deb dh pkg-config; do
 	command -v $c >/dev/null && ok "not: $c is missing (scripts/setup-debian.sh installs debhelper and dpkg-dev)" ||

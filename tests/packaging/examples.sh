@@ -7,7 +7,6 @@
 # (perf report on the sigprof sampler's and the emulator's perf.data shows
 # their own functions).  examples/plugin-switch is covered by
 # example-plugin.sh.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 
 command -v pkg-config >/dev/null || skip "no pkg-config"

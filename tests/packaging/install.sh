@@ -2,7 +2,6 @@
 # make install / make uninstall with DESTDIR: the library, headers,
 # perfring.pc (with pluginsdir), the plugins, the tools and the man pages
 # land where they belong; the installed tools run; uninstall leaves no file.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 
 command -v pkg-config >/dev/null || skip "no pkg-config"

@@ -3,7 +3,6 @@
 # installed), every option that a tool's --help lists is in its page, every
 # tool answers --help and --version, and the example program of
 # libperfring(3) compiles and runs against the built library.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 doc=$top_builddir/doc
 version=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")

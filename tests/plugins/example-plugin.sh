@@ -3,7 +3,6 @@
 # examples/plugin-switch against the installed headers with pkg-config only,
 # then load it through PERFRING_PLUGIN_PATH: perfring-dump --list-plugins
 # shows it, and switch-test decodes a SWITCH record with it.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 
 command -v pkg-config >/dev/null || skip "no pkg-config"

@@ -5,7 +5,6 @@
 # here).  A file whose name (less .so/.la) an earlier place already gave is
 # shadowed: never opened.  Two plugins of different names claiming one
 # record type are refused, naming both files.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 # file_of NAME LIST: the FILE column of plugin NAME in a --list-plugins output.
 file_of() { awk -v n="$1" '$1 == n { print $NF }' "$2"; }

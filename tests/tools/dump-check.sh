@@ -4,7 +4,6 @@
 # reported at the offset of its record, with exit 1; the same records
 # without the bad ones check clean (exit 0).  Every perf.data fixture
 # checks clean and counts as perf report -D counted it.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 MK="$B/tests/tools/dump-mkbad"
 

@@ -7,7 +7,6 @@
 # "perfring-dump: FILE: offset 0x…: what" on stderr, and on stdout the
 # records before the damage: a prefix of the undamaged dump holding every
 # record that ends before the damage.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 MSG='^perfring-dump: [^ ]+: offset 0x[0-9a-f]+: .+'
 

@@ -12,7 +12,6 @@
 #  - the text dump has one line per record (the TOTAL of --stats), and
 #    --json one line per record plus one ATTR line per event (pipe mode:
 #    minus the HEADER_ATTR records the ATTR lines stand for).
-set -u
 . "$top_srcdir/tests/testlib.sh"
 need_perf_sampling
 work="dd if=/dev/zero of=/dev/null bs=4k count=20000 status=none"

@@ -4,7 +4,6 @@
 # wrap around the data area and a flight-recorder ring (tests/tools/replay-mkring),
 # a flight-recorder ring of perfring-record --ring, a ring on standard
 # input, and damaged rings (a record of size 0, a truncated file).
-set -u
 . "$top_srcdir/tests/testlib.sh"
 MKRING="$B/tests/tools/replay-mkring"
 use_build_plugins

@@ -1,7 +1,6 @@
 #!/bin/sh
 # perfring-dump usage: --help, --version, usage errors and unreadable
 # inputs (exit 2 with a message), several files, --list-plugins.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 
 "$DUMP" --help > "$W/help" 2>&1

@@ -7,7 +7,6 @@
 # intended function of the guest binary and comm, perf script must show the
 # side-band records with the fields written, and neither may warn.  The
 # emulator's own perf.data (through the writer API) must say the same.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 need_perf
 if ! command -v readelf >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then

@@ -11,7 +11,6 @@
 #    record -z's own file;
 #  - usage: a level out of range, -z with --stat or a --ring only.
 # Skips (77) only without perf or perf_event_open.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 need_perf
 need_event_open

@@ -6,7 +6,6 @@
 # a command that cannot run, bad usage; --help/--version; and how fast
 # `perfring-record -- true` finishes.
 # Skips (77) only without perf_event_open.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 need_event_open
 cd "$W" || exit 1

@@ -10,7 +10,6 @@
 #    into perf script;
 #  - two sampling events: perf script tells their samples apart.
 # Skips (77) only without perf or perf_event_open.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 need_perf
 need_event_open

@@ -3,7 +3,6 @@
 # nothing otherwise: perfring-record under a pseudo-terminal (script(1))
 # prints "perfring-record: N samples, M records..." lines (\r-rewritten and
 # cleared at the end), and the same recording with stderr in a file does not.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 command -v script >/dev/null || skip "no script(1) for a pseudo-terminal"
 

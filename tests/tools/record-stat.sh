@@ -3,7 +3,6 @@
 # within_pct 10%, task-clock within_pct 30% (run-to-run spread); a group; an event
 # the machine lacks shown as <not supported> as perf stat shows it.
 # Skips (77) only without perf or perf_event_open.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 need_perf
 need_event_open

@@ -12,7 +12,6 @@
 #    what was looked up; paranoid and tracefs refusals say what to do,
 #    for real as nobody where we are root.
 # Skips (77) without perf, perf_event_open or a mounted tracefs.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 need_perf
 need_event_open

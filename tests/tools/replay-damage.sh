@@ -10,7 +10,6 @@
 #  - a data_head too far ahead (nothing can be trusted: exit 1, no record);
 #  - a broken ring descriptor or an unknown magic: exit 2;
 #  - a truncated perf.data: the records before the cut are written, exit 1.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 use_build_plugins
 

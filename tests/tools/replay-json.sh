@@ -8,7 +8,6 @@
 # reported with their line number and field, and the others are kept.
 # The encoder is driven through perfring-replay's hidden --json-out (the
 # same code perfring-dump --json is to call).
-set -u
 . "$top_srcdir/tests/testlib.sh"
 use_build_plugins
 

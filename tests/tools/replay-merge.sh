@@ -7,7 +7,6 @@
 #    with --keep-unknown;
 #  - --kernel-map: auto writes the kernel map (or sets exclude_kernel) for
 #    events that do not exclude the kernel, none leaves them as they are.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 use_build_plugins
 

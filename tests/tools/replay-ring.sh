@@ -4,7 +4,6 @@
 # resynchronisation reassembles it), and on flight-recorder (overwrite)
 # rings: the newest records, oldest first; damage there is reported (exit 1)
 # and what the library's reader returned before it is kept.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 use_build_plugins
 MK="$B/tests/tools/replay-mkring"

@@ -1,7 +1,6 @@
 #!/bin/sh
 # perfring-replay's command line: --help, --version, --list-plugins, and
 # exit status 2 with a message for bad usage and unreadable input.
-set -u
 . "$top_srcdir/tests/testlib.sh"
 use_build_plugins
 

@@ -12,7 +12,6 @@
 #    time (timeout) and memory (max RSS < 200 MB, where /usr/bin/time
 #    exists; 1 GiB in an ASan build).
 #    HARDENING_PIDS=N sets the count (default: 10^6 times PERFRING_TEST_SCALE).
-set -u
 . "$top_srcdir/tests/testlib.sh"
 use_build_plugins
 ATTR='{"type":"ATTR","attr":{"type":1,"size":128,"config":1,"sample_period":1000,"sample_type":["IP","TID","TIME"],"mmap":true,"comm":true,"task":true,"sample_id_all":true,"mmap2":true},"ids":[7],"name":"task-clock"}'

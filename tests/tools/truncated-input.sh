@@ -10,7 +10,6 @@
 # undamaged file's.  A pipe stream cut exactly at a record boundary is a
 # shorter valid stream (exit 0).  HARDENING_RANDOM=N sets the count of
 # random offsets per file (default 60 times PERFRING_TEST_SCALE).
-set -u
 . "$top_srcdir/tests/testlib.sh"
 use_build_plugins
 SKIP_TYPES='ATTR|HEADER_ATTR|FINISHED_ROUND|FEATURE|COMPRESSED|TRACING_DATA|HEADER_FEATURE|HEADER_BUILD_ID|HEADER_EVENT_TYPE|HEADER_TRACING_DATA'

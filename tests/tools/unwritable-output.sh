@@ -6,7 +6,6 @@
 # gives a clear error naming the file and the cause, a non-zero exit, no
 # file under the final name (or the old file intact) and no temporary left.
 # (tests/lib/writer-fail.sh does the same for the library's writer.)
-set -u
 . "$top_srcdir/tests/testlib.sh"
 use_build_plugins
 IN="$top_srcdir/tests/fixtures/pd-syswide.data"	# 74 KB of records
