@@ -3,7 +3,7 @@ examples_hello_ring_SOURCES = examples/hello-ring.c
 examples_hello_ring_LDADD = lib/libperfring.la
 
 # The emulator example (a non-Linux producer) and the guest ELF it
-# pretends to run; tests/emulator-perf.sh runs both against the real perf.
+# pretends to run; tests/tools/emulator-perf.sh runs both against the real perf.
 # The guest is a plain program (no sanitizers: it is never run, perf reads
 # its symbol table).
 noinst_PROGRAMS += examples/emulator/emulator examples/emulator/guest

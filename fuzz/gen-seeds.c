@@ -4,7 +4,7 @@
  *   gen-seeds FIXTURES_DIR OUT_DIR
  * OUT_DIR/{ring,record,sideband,perfdata}/ must exist.  Inputs:
  *   perfdata  chosen tests/fixtures .data files, whole and truncated, and
- *             some byte-swapped (big-endian) by tests/pd-testlib.c
+ *             some byte-swapped (big-endian) by tests/lib/pd-testlib.c
  *   record    SAMPLE, LOST and trailer-carrying records of those files,
  *             each after the 56-byte attr prefix of fuzz-record.c
  *   sideband  their COMM/MMAP/MMAP2/FORK/EXIT records after the 24-byte

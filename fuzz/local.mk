@@ -79,8 +79,8 @@ fuzz_replay_perfmap_LDADD = $(FUZZ_LIBS)
 
 # Seed generator (fuzz/README.md): `make fuzz/gen-seeds`, never installed.
 EXTRA_PROGRAMS = fuzz/gen-seeds
-fuzz_gen_seeds_SOURCES = fuzz/gen-seeds.c tests/pd-testlib.c tests/pd-testlib.h
-fuzz_gen_seeds_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+fuzz_gen_seeds_SOURCES = fuzz/gen-seeds.c tests/lib/pd-testlib.c tests/lib/pd-testlib.h
+fuzz_gen_seeds_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 fuzz_gen_seeds_LDFLAGS = $(FUZZ_LINKFLAGS)
 fuzz_gen_seeds_LDADD = $(FUZZ_LIBS)
 CLEANFILES += fuzz/gen-seeds

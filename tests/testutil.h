@@ -11,6 +11,37 @@
 #define TEST_EXIT_SKIP 77
 
 /*
+ * PERFRING_TEST_SCALE multiplies the work of the suites that scale (default
+ * 1; 0.5 halves it, 10 is ten times as much).  An unset, unparsable or
+ * non-positive value means DEFAULT (1, or less under a sanitizer).  The
+ * shell tests read it the same way (scaled in tests/testlib.sh).
+ */
+static inline double test_scale_or(double dflt)
+{
+	const char *s = getenv("PERFRING_TEST_SCALE");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return dflt;
+	v = strtod(s, &end);
+	return (*end == '\0' && v > 0) ? v : dflt;
+}
+
+static inline double test_scale(void)
+{
+	return test_scale_or(1.0);
+}
+
+/* N times the scale, at least 1. */
+static inline unsigned long test_scaled(unsigned long n)
+{
+	double v = (double)n * test_scale();
+
+	return v < 1 ? 1 : (unsigned long)v;
+}
+
+/*
  * Run one suite; exit status 0 if everything passed.  Every suite binary's
  * main ends with this.  CK_RUN_CASE / CK_FORK work as usual.
  */
