@@ -62,8 +62,8 @@ static int read_file(const char *path, uint8_t **data, size_t *size)
 
 static int run_file(const char *path, unsigned *count)
 {
-	uint8_t *data, *exact;
-	size_t size;
+	uint8_t *data = NULL, *exact;
+	size_t size = 0;	/* set by read_file; gcc -O1 cannot see it */
 	int err = read_file(path, &data, &size);
 
 	if (err) {
