@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzz target: the JSON-lines reader of perfring-replay --json-in
- * (tools/json-codec.c: jc_decode_line and its strict JSON parser), and the
- * encoder of perfring-dump --json on what it decodes.
+ * (tools/json-decode.c: jc_decode_line, and the strict JSON parser of
+ * tools/json.c), and the encoder of perfring-dump --json
+ * (tools/json-encode.c) on what it decodes.
  *
  * Input: JSON lines, as perfring-dump --json prints them (no prefix).  The
  * input is split at '\n' (a trailing "\r" or blanks stay in the line, as

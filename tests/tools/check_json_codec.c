@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The JSON-lines codec of the tools (tools/json-codec.c): the strict parser,
+ * The JSON-lines codec of the tools (tools/libtool-json.la: json.c,
+ * json-encode.c, json-decode.c): the strict parser,
  * byte-exact record -> JSON -> record round trips for every field the codec
  * knows (SAMPLE with every sample_type bit, LOST, COMM, MMAP, MMAP2 in both
  * union forms, FORK, EXIT, trailers), the hex fallback for records the
