@@ -20,8 +20,9 @@
  *   a record decoded from its fields (SAMPLE, LOST, COMM, MMAP, MMAP2,
  *   FORK, EXIT) is 8-aligned and at most PERFRING_RECORD_MAX_SIZE;
  * - stability: encoding a decoded record with jc_encode_record (with the
- *   event jc_record_event picks, as perfring-replay --json-out and
- *   perfring-dump do) and decoding that line gives the same bytes;
+ *   event jc_record_event picks, through jc_field_attr, as
+ *   perfring-replay --json-out and perfring-dump do) and decoding that
+ *   line gives the same bytes;
  * - the same for each ATTR line: jc_encode_attr of the decoded event
  *   decodes (in a fresh decoder) to an event that encodes to the same line.
  */
@@ -108,7 +109,8 @@ static const struct perfring_attr *record_attr(const struct jc_decoder *d,
 	}
 	idx = jc_record_event(attrs, ids, nr_ids, n, rec, size);
 	FUZZ_ASSERT(idx < n);
-	a = attrs[idx];
+	/* as the tools do: the fields only where they name that event back */
+	a = jc_field_attr(attrs, ids, nr_ids, n, attrs[idx], rec, size);
 	g_free(attrs);
 	g_free(ids);
 	g_free(nr_ids);

@@ -62,10 +62,12 @@ void jc_encode_attr(GString *out, const struct perfring_attr *attr,
 
 /*
  * Append the line of one record (no newline).  attr: the event the record
- * belongs to (its sample_type, read_format... give the layout; NULL: no
- * trailer and SAMPLE as raw bytes).  reg: plugins for side-band records
- * (may be NULL: those are then printed as hex).  has_offset/offset: an
- * informative "offset" member.
+ * belongs to (its sample_type, read_format... give the layout).  NULL
+ * means no event is known yet: every record is then printed as hex
+ * ("body"), because the decoder reads a record's fields only after an
+ * ATTR line and the line must decode back to the same bytes.  reg: plugins
+ * for side-band records (may be NULL: those are then printed as hex).
+ * has_offset/offset: an informative "offset" member.
  */
 void jc_encode_record(GString *out, const struct perfring_registry *reg,
 		      const struct perfring_attr *attr, const void *rec, size_t size,
@@ -80,6 +82,22 @@ void jc_encode_record(GString *out, const struct perfring_registry *reg,
 size_t jc_record_event(const struct perfring_attr *const *attrs,
 		       const uint64_t *const *ids, const size_t *nr_ids, size_t n,
 		       const void *rec, size_t size);
+
+/*
+ * The attr to give jc_encode_record for a record of event attr, in a
+ * stream whose ATTR lines are attrs[0..n-1] in order (NULL entries print
+ * no line and are skipped).  A record written as its fields names its
+ * event only through the id those fields carry: the decoder takes the
+ * first event listing that id, and the first event when the fields carry
+ * none or the stream has one event.  So the fields are safe only when that
+ * choice is attr (or an event of the same attr), and this returns attr;
+ * otherwise it returns NULL and the record is kept as hex, so that a line
+ * decodes back to the record's bytes.
+ */
+const struct perfring_attr *jc_field_attr(const struct perfring_attr *const *attrs,
+					  const uint64_t *const *ids, const size_t *nr_ids,
+					  size_t n, const struct perfring_attr *attr,
+					  const void *rec, size_t size);
 
 /* ---- decoder ------------------------------------------------------------- */
 

@@ -404,7 +404,7 @@ void jc_encode_record(GString *out, const struct perfring_registry *reg,
 		int n;
 
 		known = true;
-		if (perfring_lost_decode(a, rec, size, &l, &sid) < 0)
+		if (!a || perfring_lost_decode(a, rec, size, &l, &sid) < 0)
 			break;
 		n = perfring_lost_encode(a, &l, &sid, buf, JC_MAX_REC);
 		if (n >= 8)
@@ -423,10 +423,10 @@ void jc_encode_record(GString *out, const struct perfring_registry *reg,
 	case PERFRING_RECORD_FORK:
 	case PERFRING_RECORD_EXIT:
 		known = true;
-		decoded = p && jc_encode_by_plugin(out, p, a, type, rec, size, buf);
+		decoded = a && p && jc_encode_by_plugin(out, p, a, type, rec, size, buf);
 		break;
 	default:
-		decoded = p && jc_encode_by_plugin(out, p, a, type, rec, size, buf);
+		decoded = a && p && jc_encode_by_plugin(out, p, a, type, rec, size, buf);
 		break;
 	}
 	if (!decoded) {
@@ -460,4 +460,30 @@ size_t jc_record_event(const struct perfring_attr *const *attrs,
 		if (jc_ids_contain(ids[i], nr_ids[i], id))
 			return i;
 	return 0;
+}
+
+const struct perfring_attr *jc_field_attr(const struct perfring_attr *const *attrs,
+					  const uint64_t *const *ids, const size_t *nr_ids,
+					  size_t n, const struct perfring_attr *attr,
+					  const void *rec, size_t size)
+{
+	const struct perfring_attr *pick = NULL;
+	size_t lines = 0;
+	uint64_t id;
+
+	if (!attr)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (attrs[i] && !lines++)
+			pick = attrs[i];
+	if (!pick)
+		return NULL;	/* no ATTR line yet: the decoder reads no fields */
+	/* the id the fields carry is the one at attr's own positions */
+	if (lines > 1 && perfring_record_id(attr, rec, size, &id) == 1)
+		for (size_t i = 0; i < n; i++)
+			if (attrs[i] && jc_ids_contain(ids[i], nr_ids[i], id)) {
+				pick = attrs[i];
+				break;
+			}
+	return pick == attr || !memcmp(pick, attr, sizeof(*attr)) ? attr : NULL;
 }

@@ -1132,7 +1132,10 @@ static void json_record(struct dump *d, const item_t *it)
 		return;
 	}
 	g_string_truncate(d->js, 0);
-	jc_encode_record(d->js, reg, it->attr, REC(it), it->size, true, it->offset);
+	jc_encode_record(d->js, reg,
+			 jc_field_attr(d->attrs, d->ids, d->nr_ids, d->attrs_printed, it->attr,
+				       REC(it), it->size),
+			 REC(it), it->size, true, it->offset);
 	g_string_append_c(d->js, '\n');
 	fwrite(d->js->str, 1, d->js->len, stdout);
 }

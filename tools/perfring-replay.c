@@ -684,6 +684,9 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	}
 	if (opt_json_out) {
 		GString *line = g_string_new(NULL);
+		const struct perfring_attr **attrs = g_new(const struct perfring_attr *, events->len + 1);
+		const uint64_t **ids = g_new(const uint64_t *, events->len + 1);
+		size_t *nr_ids = g_new(size_t, events->len + 1);
 
 		for (size_t i = 0; i < events->len; i++) {
 			struct event *e = events->pdata[i];
@@ -691,6 +694,9 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 			g_string_truncate(line, 0);
 			jc_encode_attr(line, &e->attr, e->ids, e->nr_ids, e->name);
 			puts(line->str);
+			attrs[i] = &e->attr;
+			ids[i] = e->ids;
+			nr_ids[i] = e->nr_ids;
 		}
 		for (int i = 0; i < nin; i++) {
 			const void *rec;
@@ -703,10 +709,16 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 				    PERFRING_RECORD_HEADER_ATTR)
 					continue;	/* the ATTR lines above */
 				g_string_truncate(line, 0);
-				jc_encode_record(line, reg, attr, rec, size, false, 0);
+				jc_encode_record(line, reg,
+						 jc_field_attr(attrs, ids, nr_ids, events->len,
+							       attr, rec, size),
+						 rec, size, false, 0);
 				puts(line->str);
 			}
 		}
+		g_free(attrs);
+		g_free(ids);
+		g_free(nr_ids);
 		g_string_free(line, TRUE);
 		status = fflush(stdout) == 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
 		goto out;
