@@ -622,6 +622,79 @@ START_TEST(test_validate_sample)
 }
 END_TEST
 
+/*
+ * The validator's quick walk of the common SAMPLE layouts (fixed fields and
+ * a callchain) agrees with the full decoder: random sample_types (callchain
+ * or not, once in a while a bit outside those layouts or WEIGHT with
+ * WEIGHT_STRUCT), records of every size around the right one and callchain
+ * counts around the right one, each judged by both.
+ */
+START_TEST(test_validate_sample_fast)
+{
+	static const uint64_t bits[] = {
+		PERFRING_SAMPLE_IDENTIFIER, PERFRING_SAMPLE_IP, PERFRING_SAMPLE_TID,
+		PERFRING_SAMPLE_TIME, PERFRING_SAMPLE_ADDR, PERFRING_SAMPLE_ID,
+		PERFRING_SAMPLE_STREAM_ID, PERFRING_SAMPLE_CPU, PERFRING_SAMPLE_PERIOD,
+		PERFRING_SAMPLE_CALLCHAIN, PERFRING_SAMPLE_WEIGHT, PERFRING_SAMPLE_DATA_SRC,
+		PERFRING_SAMPLE_TRANSACTION, PERFRING_SAMPLE_PHYS_ADDR, PERFRING_SAMPLE_CGROUP,
+		PERFRING_SAMPLE_DATA_PAGE_SIZE, PERFRING_SAMPLE_CODE_PAGE_SIZE,
+		PERFRING_SAMPLE_WEIGHT_STRUCT, PERFRING_SAMPLE_RAW, PERFRING_SAMPLE_READ,
+	};
+	static uint64_t rec[64];
+	struct perfring_attr a = mk_attr();
+	unsigned long n = test_scaled(3000), valid = 0, judged = 0;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned long i = 0; i < n; i++) {
+		size_t fields = 0, head = 0, len, right;
+		uint64_t nr;
+
+		a.sample_type = 0;
+		for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); b++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* RAW and READ (beyond the quick walk) one time in 16 */
+			if ((x & (b >= 18 ? 15 : 1)) == 0)
+				a.sample_type |= bits[b];
+		}
+		for (size_t b = 0; b < 9; b++)
+			head += !!(a.sample_type & bits[b]);
+		for (size_t b = 0; b < 18; b++)
+			fields += b != 9 && (a.sample_type & bits[b]);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		nr = x % 8;
+		right = 8 + 8 * fields + (a.sample_type & PERFRING_SAMPLE_CALLCHAIN ? 8 + 8 * nr : 0);
+		for (len = right >= 24 ? right - 16 : 8; len <= right + 16 && len <= sizeof(rec);
+		     len += 8) {
+			for (int dn = -2; dn <= 3; dn++) {
+				struct perfring_event_header h = { PERFRING_RECORD_SAMPLE, 0,
+								   (uint16_t)len };
+				struct perfring_diag d;
+				int full, fast;
+
+				memset(rec, 0, sizeof(rec));
+				memcpy(rec, &h, 8);
+				/* dn 3: a count that wraps to the right size in 64 bits */
+				if (8 + 8 * head + 8 <= len)
+					rec[1 + head] = dn == 3 ? nr + (1ull << 61) :
+							dn < 0 && nr < 2 ? UINT64_MAX - (uint64_t)-dn :
+							nr + (uint64_t)dn;
+				full = perfring_sample_decode(&a, rec, len, NULL, NULL);
+				fast = perfring_record_validate(NULL, &a, rec, len, 0, &d);
+				ck_assert_msg((full == 0) == (fast == 0),
+					      "sample_type 0x%llx, %zu bytes, nr %llu: decode %d, validate %d",
+					      (unsigned long long)a.sample_type, len,
+					      (unsigned long long)rec[1 + head], full, fast);
+				judged++;
+				valid += full == 0;
+			}
+		}
+	}
+	/* both verdicts came up often */
+	ck_assert_uint_gt(valid, n / 2);
+	ck_assert_uint_gt(judged - valid, n);
+}
+END_TEST
+
 /* A plugin-claimed type, given a registry, is decoded by its plugin: an
  * MMAP2 whose framing, body and string are fine but whose build-id size
  * is too large is refused by the mmap2 plugin, and only with the registry. */
@@ -933,6 +1006,7 @@ static Suite *source_suite(void)
 	tc = tcase_create("validate");
 	tcase_add_loop_test(tc, test_validate, 0, (int)(sizeof(vcases) / sizeof(vcases[0])));
 	tcase_add_test(tc, test_validate_sample);
+	tcase_add_test(tc, test_validate_sample_fast);
 	tcase_add_test(tc, test_validate_plugin);
 	tcase_add_test(tc, test_validate_fixtures);
 	suite_add_tcase(s, tc);
