@@ -46,6 +46,13 @@ PR_HIDDEN int pr_pd_event_desc(struct perfring_perfdata *pd, const void *data,
 PR_HIDDEN int pr_pd_set_name(struct perfring_perfdata *pd, size_t idx,
 			     const char *name, size_t len);
 PR_HIDDEN int pr_pd_swapped(const struct perfring_perfdata *pd);
+/*
+ * perfring_perfdata_next without the versioned-struct copy, for the
+ * library's own callers (the sources API): rec is filled whole.
+ */
+struct perfring_perfdata_record;
+PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec,
+			 struct perfring_diag *diag);
 /* nr_cpus_avail from the NRCPUS feature (CPU_TOPOLOGY needs it), or -1. */
 PR_HIDDEN long pr_pd_nr_cpus_avail(const struct perfring_perfdata *pd);
 

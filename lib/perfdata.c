@@ -1364,8 +1364,8 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 #endif
 }
 
-static int pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec,
-		   struct perfring_diag *diag)
+PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec,
+			 struct perfring_diag *diag)
 {
 	unsigned char *p;
 	size_t size;
@@ -1500,7 +1500,7 @@ PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,
 
 	if (!pd || !rec || rec->sz < PD_RECORD_MIN)
 		return -EINVAL;
-	ret = pd_next(pd, &r, diag);
+	ret = pr_pd_next(pd, &r, diag);
 	if (ret == 1)
 		perfring_struct_fill(rec, PD_RECORD_MIN, &r, sizeof(r));
 	return ret;

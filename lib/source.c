@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "perfdata-private.h"
 
 _Static_assert(PERFRING_SOURCE_REC_COMPRESSED == PERFRING_PERFDATA_REC_COMPRESSED &&
 	       PERFRING_SOURCE_REC_ID == PERFRING_PERFDATA_REC_ID &&
@@ -505,7 +506,7 @@ PERFRING_API int perfring_source_next(struct perfring_source *s,
 				      struct perfring_source_record *rec,
 				      struct perfring_diag *diag)
 {
-	struct perfring_perfdata_record r = { .sz = sizeof(r) };
+	struct perfring_perfdata_record r;
 	int ret;
 
 	if (!s || !rec || rec->sz < sizeof(*rec))
@@ -518,7 +519,7 @@ PERFRING_API int perfring_source_next(struct perfring_source *s,
 	if (s->ring) {
 		ret = ring_next(s, rec, diag);
 	} else {
-		ret = perfring_perfdata_next(s->pd, &r, diag);
+		ret = pr_pd_next(s->pd, &r, diag);
 		if (ret == 1) {
 			rec->hdr = r.header;
 			rec->type = r.type;
