@@ -59,7 +59,12 @@ struct perfring_perfdata;
  */
 struct perfring_perfdata_opts {
 	size_t sz;		/* sizeof(struct perfring_perfdata_opts) */
-	size_t window;		/* read window in bytes; 0 = 1 MiB, min 128 KiB */
+	size_t window;		/* read window in bytes; 0 = 1 MiB, min 128 KiB.
+				 * File mode on a regular file larger than
+				 * it: the data section is mapped 8 windows
+				 * at a time instead (not byte-swapped
+				 * files); the file must not shrink while
+				 * it is read (a page cut away faults). */
 	const char *name;	/* name used in diagnostics (default: the path,
 				 * "-" for stdin, "fd N" for open_fd) */
 };

@@ -1758,6 +1758,116 @@ END_TEST
 
 /* ---- 10. options ------------------------------------------------------------ */
 
+/* ---- mapped reading ---------------------------------------------------------- */
+
+static struct perfring_perfdata *open_window(const struct pdt_buf *f, size_t len, size_t window,
+					     int *fdp)
+{
+	struct perfring_perfdata *pd = NULL;
+	struct perfring_diag d;
+	PERFRING_PERFDATA_OPTS(o, .window = window, .name = "big");
+
+	*fdp = pdt_memfd(f->p, len);
+	ck_assert_int_ge(*fdp, 0);
+	ck_assert_int_eq(perfring_perfdata_open_fd(*fdp, &o, &d, &pd), 0);
+	return pd;
+}
+
+static void same_runs(const struct run *a, const struct run *b, size_t cut)
+{
+	char ma[1024], mb[1024];
+
+	perfring_diag_format(&a->diag, ma, sizeof(ma));
+	perfring_diag_format(&b->diag, mb, sizeof(mb));
+	REQUIRE(a->n == b->n && a->ret == b->ret, "cut %zu: %zu records (%d: %s) mapped, %zu (%d: %s) read",
+		cut, a->n, a->ret, ma, b->n, b->ret, mb);
+	for (size_t i = 0; i < a->n; i++)
+		REQUIRE(a->r[i].offset == b->r[i].offset && a->r[i].size == b->r[i].size &&
+			a->r[i].extra == b->r[i].extra && a->r[i].flags == b->r[i].flags &&
+			a->r[i].attr == b->r[i].attr &&
+			!memcmp(a->r[i].bytes, b->r[i].bytes, a->r[i].size),
+			"cut %zu: record %zu differs", cut, i);
+	REQUIRE(a->ret == 0 || !strcmp(ma, mb), "cut %zu: \"%s\" mapped, \"%s\" read", cut, ma, mb);
+	REQUIRE(!memcmp(&a->st, &b->st, sizeof(a->st)), "cut %zu: stats differ", cut);
+}
+
+/*
+ * A file-mode perf.data larger than the read window is mapped, 8 windows
+ * at a time, where a smaller one is read into a buffer.  Both give the same
+ * records at the same offsets, the same stats and the same errors: records
+ * of every size across the mapping's moves, an AUXTRACE payload longer
+ * than a mapping, and the file cut every 64 KiB and around each cut.
+ */
+START_TEST(test_mapped)
+{
+	static unsigned char a0[128];
+	const void *attrs[1] = { a0 };
+	static const uint64_t i0[] = { 11 };
+	const uint64_t *ids[1] = { i0 };
+	size_t nids[1] = { 1 }, window = 128 << 10, aux_at = 0;
+	struct pdt_buf data = { 0 }, file = { 0 };
+	uint64_t x = 88172645463325252ull, data_off;
+	struct perfring_perfdata *pd;
+	struct run a, b;
+	int fd;
+
+	make_attr(a0, 128, 128, 0, PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP);
+	while (data.len < (7u << 19)) {
+		size_t words;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		words = x % 8 ? 2 + x % 64 : 2 + x % 8000;	/* up to 64 KB */
+		if (!aux_at && data.len > (3u << 19)) {
+			/* AUXTRACE: size offset reference idx tid cpu res, then the payload */
+			uint64_t body[5] = { (1u << 20) + (3u << 17) + 8, 0, 0, 0, 0 };
+
+			aux_at = data.len;
+			rec_u(&data, PERFRING_RECORD_AUXTRACE, body, sizeof(body));
+			pdt_zero(&data, (size_t)body[0]);
+		}
+		pdt_u32(&data, PERFRING_RECORD_SAMPLE);
+		pdt_u16(&data, 2);
+		pdt_u16(&data, (uint16_t)(8 + 8 * words));
+		pdt_u64(&data, 11);
+		for (size_t w = 1; w < words; w++)
+			pdt_u64(&data, x + w);
+	}
+	pdt_build(&file, 104, 128, 1, attrs, ids, nids, data.p, data.len, NULL, 0);
+	memcpy(&data_off, file.p + 40, 8);
+
+	for (size_t cut = file.len;; cut = cut > (64u << 10) ? cut - (64u << 10) : 0) {
+		for (int k = 0; k <= 8; k++) {
+			size_t c = cut + (size_t)k * 3;
+
+			if (c > file.len || c < data_off || (k && cut == file.len))
+				continue;
+			pd = open_window(&file, c, window, &fd);
+			collect(pd, &a);
+			close_mem(pd, fd);
+			pd = open_window(&file, c, file.len + (1u << 20), &fd);
+			collect(pd, &b);
+			close_mem(pd, fd);
+			same_runs(&a, &b, c);
+			if (c == file.len) {
+				ck_assert_int_eq(a.ret, 0);
+				ck_assert_uint_gt(a.n, 100);
+				REQUIRE(a.st.by_type[PERFRING_RECORD_SAMPLE] == a.n - 1,
+					"%zu records", a.n);
+			} else {
+				ck_assert_int_eq(a.ret, -EBADMSG);
+			}
+			run_free(&a);
+			run_free(&b);
+		}
+		if (cut < data_off + (64u << 10))
+			break;
+	}
+	ck_assert_uint_gt(aux_at, 0);
+	pdt_free(&data);
+	pdt_free(&file);
+}
+END_TEST
+
 START_TEST(test_opts)
 {
 	struct perfring_perfdata *pd;
@@ -1819,6 +1929,7 @@ int main(void)
 			    (int)(sizeof(swappable) / sizeof(swappable[0])));
 	tcase_add_test(tc, test_real_pipe);
 	tcase_add_test(tc, test_opts);
+	tcase_add_test(tc, test_mapped);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("synthetic");
