@@ -473,7 +473,7 @@ PERFRING_API int perfring_perfdata_feature_format(const struct perfring_perfdata
 				c.bad = 1;
 			for (wi = 0; wi < (nbits + 63) / 64 && !c.bad; wi++)
 				if (!c_u64(&c, &w))
-					set += (uint64_t)__builtin_popcountll(
+					set += (uint64_t)pr_popcount64(
 						wi == nbits / 64 ? w & ((1ull << (nbits % 64)) - 1) : w);
 			if (!c.bad)
 				o_printf(&o, " node %" PRIu64 ": %" PRIu64 " of %" PRIu64

@@ -158,14 +158,9 @@ PERFRING_API const char *perfring_format_bit_name(unsigned bit)
 }
 
 /* ---- sample_id_all trailer ---------------------------------------------- */
-static unsigned popcount64(uint64_t v)
-{
-	return (unsigned)__builtin_popcountll(v);
-}
-
 PERFRING_API size_t perfring_sample_id_size(uint64_t sample_type)
 {
-	return 8u * popcount64(sample_type & PERFRING_SAMPLE_ID_ALL_BITS);
+	return 8u * pr_popcount64(sample_type & PERFRING_SAMPLE_ID_ALL_BITS);
 }
 
 PERFRING_API int perfring_sample_id_encode(uint64_t sample_type,
@@ -463,7 +458,7 @@ static int get_regs(struct cursor *c, const char *field, uint64_t mask,
 	*nr = 0;
 	*regs = NULL;
 	if (*abi) {
-		*nr = popcount64(mask);
+		*nr = pr_popcount64(mask);
 		*regs = take_array(c, field, *nr, 8);
 		if (!*regs)
 			return -EBADMSG;
@@ -664,7 +659,7 @@ static int sample_size(const struct perfring_attr *attr,
 	uint64_t st = attr->sample_type;
 	uint64_t sz = sizeof(struct perfring_event_header);
 
-	sz += 8u * popcount64(st & (PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP |
+	sz += 8u * pr_popcount64(st & (PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP |
 				    PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
 				    PERFRING_SAMPLE_ADDR | PERFRING_SAMPLE_ID |
 				    PERFRING_SAMPLE_STREAM_ID | PERFRING_SAMPLE_CPU |
@@ -717,7 +712,7 @@ static int sample_size(const struct perfring_attr *attr,
 	if (st & PERFRING_SAMPLE_REGS_USER) {
 		sz = sat_add(sz, 8);
 		if (s->regs_user_abi) {
-			if (s->regs_user_nr != popcount64(attr->sample_regs_user) ||
+			if (s->regs_user_nr != pr_popcount64(attr->sample_regs_user) ||
 			    (s->regs_user_nr && !s->regs_user))
 				return -EINVAL;
 			sz = sat_add(sz, 8u * (uint64_t)s->regs_user_nr);
@@ -734,7 +729,7 @@ static int sample_size(const struct perfring_attr *attr,
 	if (st & PERFRING_SAMPLE_REGS_INTR) {
 		sz = sat_add(sz, 8);
 		if (s->regs_intr_abi) {
-			if (s->regs_intr_nr != popcount64(attr->sample_regs_intr) ||
+			if (s->regs_intr_nr != pr_popcount64(attr->sample_regs_intr) ||
 			    (s->regs_intr_nr && !s->regs_intr))
 				return -EINVAL;
 			sz = sat_add(sz, 8u * (uint64_t)s->regs_intr_nr);

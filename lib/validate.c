@@ -27,7 +27,7 @@ PERFRING_API void perfring_sample_id_pos(uint64_t st, int *id_pos, int *is_pos)
 		a = 0;
 		b = 1;
 	} else if (st & PERFRING_SAMPLE_ID) {
-		a = __builtin_popcountll(st & (PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID |
+		a = pr_popcount64(st & (PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID |
 					       PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_ADDR));
 		b = 1 + !!(st & PERFRING_SAMPLE_CPU) + !!(st & PERFRING_SAMPLE_STREAM_ID);
 	}
@@ -186,8 +186,8 @@ static int sample_fast_ok(uint64_t st, const unsigned char *r, size_t len)
 		return 0;
 	if ((st & PERFRING_SAMPLE_WEIGHT) && (st & PERFRING_SAMPLE_WEIGHT_STRUCT))
 		return 0;
-	head = 8 + 8 * (size_t)__builtin_popcountll(st & SAMPLE_HEAD_BITS);
-	tail = 8 * (size_t)__builtin_popcountll(st & SAMPLE_TAIL_BITS);
+	head = 8 + 8 * (size_t)pr_popcount64(st & SAMPLE_HEAD_BITS);
+	tail = 8 * (size_t)pr_popcount64(st & SAMPLE_TAIL_BITS);
 	if (!(st & PERFRING_SAMPLE_CALLCHAIN))
 		return len == head + tail;
 	if (len < head + 8 + tail)

@@ -86,11 +86,6 @@ void wr_buf_str(struct pr_buf *b, const char *s)
 	pr_buf_put(b, zeros, len - (n - 1));
 }
 
-static int popcount64(uint64_t v)
-{
-	return __builtin_popcountll(v);
-}
-
 static uint64_t rd64(const unsigned char *p)
 {
 	return pr_get64(p);
@@ -100,7 +95,7 @@ static uint64_t rd64(const unsigned char *p)
 
 size_t wr_trailer_size(uint64_t st)
 {
-	return 8u * (size_t)popcount64(st & PERFRING_SAMPLE_ID_ALL_BITS);
+	return 8u * (size_t)pr_popcount64(st & PERFRING_SAMPLE_ID_ALL_BITS);
 }
 
 uint32_t wr_attr_needed_size(const struct perfring_attr *a)
