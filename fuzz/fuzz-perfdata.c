@@ -15,7 +15,9 @@
  * feature is loaded and formatted before and after the records.
  * Checked: no memory error or leak; record sizes are 8..65535 and the
  * whole record is readable; errors are the documented ones, sticky, with a
- * NUL-terminated diagnostic; feature_format keeps snprintf semantics.
+ * NUL-terminated diagnostic; feature_format keeps snprintf semantics; and
+ * a file-mode input padded past the read window, which the reader maps,
+ * gives the records and the error of the input read (mapped_vs_read).
  */
 #include "config.h"
 
@@ -384,6 +386,94 @@ static void from_pipe(const uint8_t *data, size_t size, int short_reads)
 		close(pfd[1]);
 }
 
+/* What a reader returned: its records (hashed) and how it ended. */
+struct outcome {
+	int open_err, err;
+	uint64_t n, hash, diag_offset;
+	char msg[512];
+};
+
+static void hash_in(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ull;
+}
+
+static void outcome_of(int fd, size_t window, struct outcome *o)
+{
+	PERFRING_PERFDATA_OPTS(opts, .window = window, .name = "memfd");
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
+	struct perfring_perfdata *pd = NULL;
+	struct perfring_diag diag;
+
+	memset(o, 0, sizeof(*o));
+	memset(&diag, 0, sizeof(diag));
+	o->hash = 0xcbf29ce484222325ull;
+	o->open_err = perfring_perfdata_open_fd(fd, &opts, &diag, &pd);
+	if (o->open_err)
+		return;
+	while ((o->err = perfring_perfdata_next(pd, &rec, &diag)) == 1) {
+		hash_in(&o->hash, &rec.offset, sizeof(rec.offset));
+		hash_in(&o->hash, &rec.flags, sizeof(rec.flags));
+		hash_in(&o->hash, &rec.attr_idx, sizeof(rec.attr_idx));
+		hash_in(&o->hash, &rec.extra_size, sizeof(rec.extra_size));
+		hash_in(&o->hash, rec.header, rec.size);
+		o->n++;
+	}
+	if (o->err < 0) {
+		snprintf(o->msg, sizeof(o->msg), "%s", diag.msg);
+		o->diag_offset = diag.has_offset ? diag.offset : UINT64_MAX;
+	}
+	perfring_perfdata_close(pd);
+}
+
+/*
+ * A file-mode perf.data larger than the reader's window is mapped instead
+ * of read (lib/perfdata.c).  The input followed by 132 KiB of zeros, read
+ * with the smallest window, is mapped; when the header puts the whole data
+ * section inside the input, the records and how they end must be those of
+ * the input read as it is.  (With data_size 0 the reader reads to the end
+ * of the file, zeros included; byte-swapped files are never mapped.)
+ */
+static void mapped_vs_read(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	struct outcome a, b;
+	uint64_t hsize, off, dsize;
+
+	if (size < 104 || memcmp(data, "PERFILE2", 8))
+		return;
+	memcpy(&hsize, data + 8, 8);
+	memcpy(&off, data + 40, 8);
+	memcpy(&dsize, data + 48, 8);
+	if (hsize == 16 || dsize == 0 || off > size || dsize > size - off)
+		return;
+	if (fd < 0)
+		fd = make_memfd();
+	if (fd < 0)
+		abort();
+	/* the reader starts at the fd's position (it shares the duplicate's) */
+	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) || write_all(fd, data, size) ||
+	    lseek(fd, 0, SEEK_SET))
+		return;
+	outcome_of(fd, 128 << 10, &a);	/* read: the file fits the window */
+	if (ftruncate(fd, (off_t)size + (132 << 10)) || lseek(fd, 0, SEEK_SET))
+		return;
+	outcome_of(fd, 128 << 10, &b);	/* mapped */
+	if (a.open_err || b.open_err)
+		return;			/* the zeros may hold what a feature lacked */
+	if (a.n != b.n || a.hash != b.hash || a.err != b.err || strcmp(a.msg, b.msg) ||
+	    a.diag_offset != b.diag_offset) {
+		fprintf(stderr, "read: %llu records, %d \"%s\" at %llu\n"
+			"mapped: %llu records, %d \"%s\" at %llu\n",
+			(unsigned long long)a.n, a.err, a.msg, (unsigned long long)a.diag_offset,
+			(unsigned long long)b.n, b.err, b.msg, (unsigned long long)b.diag_offset);
+		FUZZ_ASSERT(!"a mapped perf.data reads as the same file read");
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* the chunk size of the short reads: 1..97 bytes, from the input */
@@ -402,5 +492,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	short_chunk = chunk;
 	from_pipe(data, size, 1);
 	from_memfd(data, size, 0);
+	short_chunk = SIZE_MAX;
+	mapped_vs_read(data, size);
 	return 0;
 }
