@@ -86,8 +86,10 @@ struct perfring_perfdata {
 	/*
 	 * File mode on a regular file larger than the window: buf points
 	 * into a read-only mapping of map_win bytes of the data section,
-	 * moved along as the records are read, instead of a copy read into
-	 * an allocated buffer (the copy was an eighth of what replay costs).
+	 * made by the first read and moved along as the records are read,
+	 * instead of a copy read into an allocated buffer (the copy was an
+	 * eighth of what replay costs).  Where mmap fails, the reader reads
+	 * from there on.
 	 */
 	unsigned char *map;
 	size_t map_len, map_win;	/* map_win 0: buf is allocated */
@@ -561,7 +563,6 @@ static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *fir
 }
 
 static void release_attr_names(struct perfring_perfdata *pd);
-static int map_at(struct perfring_perfdata *pd, uint64_t off, uint64_t end);
 
 static int pd_feature(struct perfring_perfdata *pd, uint32_t idx,
 		      struct perfring_perfdata_feature *f, struct perfring_diag *diag);
@@ -682,13 +683,8 @@ static int pd_open(int fd, int own, const char *defname,
 		 * window's worth of syscalls would cost more than the copy
 		 * saved); byte-swapped data is swapped in place, so read */
 		pd->map_win = 8 * (size_t)window;
-		if (map_at(pd, pd->buf_off, pd->data_end < pd->file_size ?
-			   pd->data_end : pd->file_size) == 0) {
-			*out = pd;
-			return 0;
-		}
-		pd->map_win = 0;	/* no mmap here (a FUSE file...): read */
-		pd->buf_off = pd->hdr.data_offset;
+		*out = pd;		/* mapped by the first read */
+		return 0;
 	}
 	pd->buf = aligned_alloc(8, PR_ALIGN8(pd->cap));
 	if (!pd->buf) {
@@ -961,6 +957,8 @@ static int map_at(struct perfring_perfdata *pd, uint64_t off, uint64_t end)
 	return 0;
 }
 
+static int ensure(struct perfring_perfdata *pd, size_t need);
+
 /*
  * ensure() on a mapping: move it along; the same results.  A mapped page
  * past the end of the file raises SIGBUS, so each move maps no further
@@ -980,11 +978,14 @@ static int ensure_mapped(struct perfring_perfdata *pd, size_t need)
 				(uint64_t)st.st_size - (uint64_t)pd->base : 0;
 	if (pd->file_size < end)
 		end = pd->file_size;
-	if (pd->buf_off + pd->len < end) {
-		int r = map_at(pd, pd->buf_off + pd->pos, end);
-
-		if (r < 0)
-			return r;
+	if (pd->buf_off + pd->len < end &&
+	    map_at(pd, pd->buf_off + pd->pos, end) < 0) {
+		/* no mmap here (a FUSE file...): read from this offset on */
+		pd->buf = aligned_alloc(8, PR_ALIGN8(pd->cap));
+		if (!pd->buf)
+			return -ENOMEM;
+		pd->map_win = 0;
+		return ensure(pd, need);
 	}
 	if (pd->len - pd->pos >= need)
 		return 1;
