@@ -7,6 +7,9 @@
  * Memory stays flat: the data section is read through one window
  * (opts.window bytes, 1 MiB by default) that is compacted and refilled as
  * records are consumed; a record (at most 65535 bytes) always fits in it.
+ * A pipe-mode stream starts with 64 KiB of it and doubles that, up to the
+ * window, each time a read fills what is there: a short stream no longer
+ * costs a 1 MiB buffer, and a fast one reaches the window in four reads.
  * Records are returned in place; one that sits at an unaligned address
  * (pipe streams after an odd-sized HEADER_FEATURE) is copied into a scratch
  * buffer first so that callers always get an 8-byte aligned record.
@@ -40,6 +43,7 @@
 #define PD_WINDOW_DEFAULT (1u << 20)
 #define PD_WINDOW_MIN (128u << 10)
 #define PD_SCRATCH (65536u + 8u)
+#define PD_PIPE_START (64u << 10)	/* first pipe-mode buffer: one largest record */
 #define PD_FEAT_MAX (1ull << 30)
 #define PD_MAX_IDS (1u << 24)
 
@@ -80,6 +84,7 @@ struct perfring_perfdata {
 	unsigned char *buf;
 	size_t cap, len, pos;
 	size_t window;		/* the window asked for (cap: what was allocated) */
+	int grow;		/* pipe mode: the last read filled buf; double it */
 	uint64_t buf_off;	/* stream offset of buf[0] */
 	uint64_t data_end;	/* file mode: end of the data section */
 	int eof;
@@ -93,7 +98,7 @@ struct perfring_perfdata {
 	 */
 	unsigned char *map;
 	size_t map_len, map_win;	/* map_win 0: buf is allocated */
-	unsigned char *scratch;	/* aligned copy of an unaligned record */
+	unsigned char *scratch;	/* aligned copy of a record; see scratch() */
 
 	/* decompression */
 	int z_active;
@@ -437,40 +442,55 @@ out:
 	return err;
 }
 
+/*
+ * The feature table, one 16-byte entry per bit set, read in one go (up to
+ * 4 KiB: a pread per entry cost a system call per feature).  Entries past
+ * the end of the file leave the features before them.
+ */
 static int read_feature_table(struct perfring_perfdata *pd)
 {
 	const struct perfring_perfdata_header *h = &pd->hdr;
 	uint64_t off = h->data_offset + h->data_size;
-	unsigned char e[16];
-	unsigned bit;
-	size_t n = 0;
+	unsigned char tab[256 * 16];
+	size_t n = 0, got = 0, k = 0;
 
-	for (bit = 0; bit < 256; bit++)
-		if (h->features[bit / 64] >> (bit % 64) & 1)
-			n++;
+	for (int w = 0; w < 4; w++)
+		n += (size_t)pr_popcount64(h->features[w]);
 	if (!n)
 		return 0;
 	pd->feats = calloc(n, sizeof(*pd->feats));
 	if (!pd->feats)
 		return -ENOMEM;
-	for (bit = 0; bit < 256; bit++) {
-		struct pd_feat *f;
+	while (got < n * 16 && off <= (uint64_t)INT64_MAX - n * 16) {
+		ssize_t r = pread(pd->fd, tab + got, n * 16 - got, pd->base + (off_t)(off + got));
 
-		if (!(h->features[bit / 64] >> (bit % 64) & 1))
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (pread_full(pd, off, e, sizeof(e))) {
-			pr_diag_set(&pd->feat_diag, -EBADMSG, pd->name, off,
-				    "feature table entry for %s (%u) lies past the end of the file",
-				    perfring_perfdata_feature_name(bit) ?
-				    perfring_perfdata_feature_name(bit) : "feature", bit);
-			pd->feat_err = -EBADMSG;
-			return 0;	/* keep the features read so far */
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	/* the set bits, lowest first (a test per bit of 256 was most of
+	 * an open of a small file) */
+	for (unsigned w = 0; w < 4; w++) {
+		for (uint64_t m = h->features[w]; m; m &= m - 1) {
+			unsigned bit = 64 * w + (unsigned)__builtin_ctzll(m);
+			struct pd_feat *f;
+
+			if (got < 16 * (k + 1)) {
+				pr_diag_set(&pd->feat_diag, -EBADMSG, pd->name, off + 16 * k,
+					    "feature table entry for %s (%u) lies past the end of the file",
+					    perfring_perfdata_feature_name(bit) ?
+					    perfring_perfdata_feature_name(bit) : "feature", bit);
+				pd->feat_err = -EBADMSG;
+				return 0;	/* keep the features read so far */
+			}
+			f = &pd->feats[pd->nr_feats++];
+			f->id = bit;
+			f->offset = g64(pd, tab + 16 * k);
+			f->size = g64(pd, tab + 16 * k + 8);
+			k++;
 		}
-		f = &pd->feats[pd->nr_feats++];
-		f->id = bit;
-		f->offset = g64(pd, e);
-		f->size = g64(pd, e + 8);
-		off += 16;
 	}
 	return 0;
 }
@@ -617,11 +637,6 @@ static int pd_open(int fd, int own, const char *defname,
 	pd->nr_cpus_avail = -1;
 	snprintf(pd->name, sizeof(pd->name), "%s", name ? name : defname);
 	pd->cap = pd->window = window;
-	pd->scratch = aligned_alloc(8, PD_SCRATCH);
-	if (!pd->scratch) {
-		err = -ENOMEM;
-		goto fail;
-	}
 	pd->base = lseek(fd, 0, SEEK_CUR);
 
 	while (got < sizeof(first)) {
@@ -672,9 +687,12 @@ static int pd_open(int fd, int own, const char *defname,
 	 * The read window: a file smaller than the window is read whole
 	 * with a buffer of its size (a short perf.data, or a fuzz input,
 	 * no longer costs a 1 MiB allocation per open).  Every record lies
-	 * in the file, so it still fits.  Pipe mode: the full window.
+	 * in the file, so it still fits.  Pipe mode: 64 KiB, grown by
+	 * ensure() up to the window.
 	 */
-	if (!pd->pipe && pd->file_size < (uint64_t)window - 8)
+	if (pd->pipe && window > PD_PIPE_START)
+		pd->cap = PD_PIPE_START;
+	else if (!pd->pipe && pd->file_size < (uint64_t)window - 8)
 		pd->cap = PR_ALIGN8((size_t)pd->file_size) + 8 < 4096 ? 4096 :
 			  PR_ALIGN8((size_t)pd->file_size) + 8;
 	else if (!pd->pipe && !pd->swap && pd->data_end > pd->buf_off &&
@@ -959,6 +977,15 @@ static int map_at(struct perfring_perfdata *pd, uint64_t off, uint64_t end)
 
 static int ensure(struct perfring_perfdata *pd, size_t need);
 
+/* The scratch copy of a record, allocated by the first record that needs
+ * it (most files never do). */
+static unsigned char *scratch(struct perfring_perfdata *pd)
+{
+	if (!pd->scratch)
+		pd->scratch = aligned_alloc(8, PD_SCRATCH);
+	return pd->scratch;
+}
+
 /*
  * ensure() on a mapping: move it along; the same results.  A mapped page
  * past the end of the file raises SIGBUS, so each move maps no further
@@ -992,6 +1019,27 @@ static int ensure_mapped(struct perfring_perfdata *pd, size_t need)
 	return pd->len > pd->pos ? -ENODATA : 0;
 }
 
+/*
+ * Pipe mode: double the buffer (at least to need), up to the window.  Only
+ * after compaction, and records are never held across it (a refill moves
+ * them too).  Out of memory, the buffer stays as it is: a record still
+ * fits in the first 64 KiB.
+ */
+static void grow_buf(struct perfring_perfdata *pd, size_t need)
+{
+	size_t ncap = pd->cap * 2 > need ? pd->cap * 2 : need;
+	unsigned char *nb;
+
+	if (ncap > pd->window)
+		ncap = pd->window;
+	nb = realloc(pd->buf, PR_ALIGN8(ncap));
+	if (nb) {
+		pd->buf = nb;
+		pd->cap = ncap;
+	}
+	pd->grow = 0;
+}
+
 static int ensure(struct perfring_perfdata *pd, size_t need)
 {
 	if (pd->map_win)
@@ -1008,6 +1056,8 @@ static int ensure(struct perfring_perfdata *pd, size_t need)
 		}
 		if (pd->eof)
 			return pd->len ? -ENODATA : 0;
+		if (pd->pipe && (pd->grow || need > pd->cap) && pd->cap < pd->window)
+			grow_buf(pd, need);
 		want = pd->cap - pd->len;
 		if (!pd->pipe && pd->data_end - (pd->buf_off + pd->len) < want)
 			want = (size_t)(pd->data_end - (pd->buf_off + pd->len));
@@ -1021,6 +1071,8 @@ static int ensure(struct perfring_perfdata *pd, size_t need)
 		if (r == 0)
 			pd->eof = 1;
 		pd->len += (size_t)r;
+		if (pd->pipe && pd->len == pd->cap)
+			pd->grow = 1;
 	}
 	return 1;
 }
@@ -1507,6 +1559,8 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 		return fail(pd, diag, r, off, "read error");
 	p = pd->buf + pd->pos;
 	if ((uintptr_t)p & 7) {
+		if (!scratch(pd))
+			return fail(pd, diag, -ENOMEM, off, "out of memory");
 		memcpy(pd->scratch, p, size);
 		p = pd->scratch;
 	}
@@ -1534,6 +1588,8 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 	if (extra) {
 		/* the record must survive the refill of the window */
 		if (p != pd->scratch) {
+			if (!scratch(pd))
+				return fail(pd, diag, -ENOMEM, off, "out of memory");
 			memcpy(pd->scratch, p, size);
 			p = pd->scratch;
 			rec->header = (const void *)p;

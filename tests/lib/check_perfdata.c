@@ -1004,7 +1004,8 @@ END_TEST
 
 /* ---- 6. a real pipe -------------------------------------------------------- */
 
-static pid_t feed_pipe(const char *path, int *rfd)
+/* Feed b through a pipe from a child, in writes of `chunk` bytes. */
+static pid_t feed_buf(const struct pdt_buf *b, size_t chunk, int *rfd)
 {
 	int p[2];
 	pid_t pid;
@@ -1013,15 +1014,12 @@ static pid_t feed_pipe(const char *path, int *rfd)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		struct pdt_buf b = { 0 };
 		size_t off = 0;
 
 		close(p[0]);
-		pdt_slurp(path, &b);
-		/* dribble in small pieces so that reads come back short */
-		while (off < b.len) {
-			size_t n = b.len - off < 777 ? b.len - off : 777;
-			ssize_t w = write(p[1], b.p + off, n);
+		while (off < b->len) {
+			size_t n = b->len - off < chunk ? b->len - off : chunk;
+			ssize_t w = write(p[1], b->p + off, n);
 
 			if (w <= 0)
 				_exit(1);
@@ -1031,6 +1029,19 @@ static pid_t feed_pipe(const char *path, int *rfd)
 	}
 	close(p[1]);
 	*rfd = p[0];
+	return pid;
+}
+
+/* Feed the file through a pipe, dribbled in small pieces so that reads
+ * come back short. */
+static pid_t feed_pipe(const char *path, int *rfd)
+{
+	struct pdt_buf b = { 0 };
+	pid_t pid;
+
+	pdt_slurp(path, &b);
+	pid = feed_buf(&b, 777, rfd);
+	pdt_free(&b);
 	return pid;
 }
 
@@ -1393,6 +1404,61 @@ START_TEST(test_hostile)
 		ck_assert_int_eq(perfring_perfdata_feature(pd, 0, &ft, &d), -EBADMSG);
 		ck_assert_uint_eq(d.offset, 1ull << 45);
 		close_mem(pd, fd);
+	}
+	/* the feature table cut at every byte: the entries before the cut */
+	{
+		static unsigned char a0[128];
+		const void *attrs[1] = { a0 };
+		static const uint64_t i0[] = { 11 };
+		const uint64_t *ids[1] = { i0 };
+		size_t nids[1] = { 1 }, tab;
+		static const char host[] = "\x08\0\0\0host\0\0\0\0";
+		struct pdt_feat feats[] = { { PERFRING_FEAT_HOSTNAME, host, 12 },
+					    { PERFRING_FEAT_OSRELEASE, host, 12 },
+					    { PERFRING_FEAT_ARCH, host, 12 } };
+		struct pdt_buf h = { 0 };
+
+		make_attr(a0, 128, 128, 0, ST_OLD);
+		pdt_build(&h, 104, 128, 1, attrs, ids, nids, data.p, data.len, feats, 3);
+		tab = h.len - 3 * 16 - 3 * 12;
+		for (size_t cut = tab; cut <= tab + 3 * 16; cut++) {
+			struct perfring_perfdata *pd;
+			struct perfring_perfdata_feature ft = { .sz = sizeof(ft) };
+			size_t whole = (cut - tab) / 16;
+			int fd, err;
+
+			pd = open_mem(h.p, cut, &fd, &err, &d);
+			ck_assert_int_eq(err, 0);
+			ck_assert_uint_eq(perfring_perfdata_nr_features(pd), whole);
+			if (whole < 3) {
+				memset(&d, 0, sizeof(d));
+				ck_assert_int_eq(perfring_perfdata_feature(pd, (uint32_t)whole, &ft, &d),
+						 -EBADMSG);
+				ck_assert_uint_eq(d.offset, tab + 16 * whole);
+				ck_assert_ptr_nonnull(strstr(d.msg, "feature table entry"));
+			}
+			/* their payloads lie past the cut */
+			for (size_t k = 0; k < whole; k++)
+				ck_assert_int_eq(perfring_perfdata_feature(pd, (uint32_t)k, &ft, NULL),
+						 -EBADMSG);
+			close_mem(pd, fd);
+		}
+		{
+			struct perfring_perfdata *pd;
+			struct perfring_perfdata_feature ft = { .sz = sizeof(ft) };
+			int fd, err;
+
+			pd = open_mem(h.p, h.len, &fd, &err, &d);
+			ck_assert_int_eq(err, 0);
+			ck_assert_uint_eq(perfring_perfdata_nr_features(pd), 3);
+			for (uint32_t k = 0; k < 3; k++) {
+				ck_assert_int_eq(perfring_perfdata_feature(pd, k, &ft, NULL), 0);
+				ck_assert_uint_eq(ft.id, feats[k].id);
+				ck_assert_uint_eq(ft.size, 12);
+			}
+			close_mem(pd, fd);
+		}
+		pdt_free(&h);
 	}
 	pdt_free(&f);
 	pdt_free(&g);
@@ -1899,6 +1965,102 @@ START_TEST(test_mapped)
 }
 END_TEST
 
+/*
+ * A pipe-mode stream starts with a 64 KiB buffer that grows, up to the
+ * window, while reads fill it.  A 3.5 MiB stream of records of every size
+ * up to 64 KB, with an AUXTRACE payload longer than the window, reads the
+ * same (every record at its offset, with its bytes) through a real pipe in
+ * large and in small writes, from a regular file (where every read fills
+ * the buffer, so it grows to the window), and with the smallest window.
+ */
+START_TEST(test_pipe_grows)
+{
+	static unsigned char a0[128];
+	static const uint64_t id = 11;
+	struct pdt_buf s = { 0 };
+	uint64_t x = 2463534242ull, *offs = NULL;
+	size_t n = 0, cap = 0, aux = 0;
+	static const struct { size_t chunk, window; int file; } ways[] = {
+		{ 1u << 20, 0, 0 }, { 777, 0, 0 }, { 0, 0, 1 }, { 1u << 20, 128 << 10, 0 },
+		{ 0, 128 << 10, 1 }, { 0, 3u << 20, 1 },
+	};
+
+	make_attr(a0, 128, 128, 0, PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP);
+	pdt_put(&s, "PERFILE2", 8);
+	pdt_u64(&s, 16);
+	rec_header_attr(&s, a0, 128, &id, 1);
+	while (s.len < (7u << 19)) {
+		size_t words;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		words = x % 8 ? 2 + x % 64 : 2 + x % 8190;	/* up to 65528 bytes */
+		if (!aux && s.len > (1u << 20)) {
+			/* AUXTRACE: size offset reference idx tid cpu res, then the payload */
+			uint64_t body[5] = { (3u << 19) + 8, 0, 0, 0, 0 };
+
+			aux = s.len;
+			rec_u(&s, PERFRING_RECORD_AUXTRACE, body, sizeof(body));
+			pdt_zero(&s, (size_t)body[0]);
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			offs = realloc(offs, cap * sizeof(*offs));
+			ck_assert_ptr_nonnull(offs);
+		}
+		offs[n++] = s.len;
+		pdt_u32(&s, PERFRING_RECORD_SAMPLE);
+		pdt_u16(&s, 2);
+		pdt_u16(&s, (uint16_t)(8 + 8 * words));
+		pdt_u64(&s, 11);
+		for (size_t w = 1; w < words; w++)
+			pdt_u64(&s, x + w);
+	}
+	ck_assert_uint_gt(aux, 0);
+	for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
+		PERFRING_PERFDATA_OPTS(o, .window = ways[w].window, .name = "grow");
+		struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
+		struct perfring_perfdata *pd = NULL;
+		struct perfring_diag d;
+		size_t i = 0, seen_aux = 0;
+		pid_t pid = -1;
+		int fd, r, st;
+		char msg[1024];
+
+		if (ways[w].file)
+			fd = pdt_memfd(s.p, s.len);
+		else
+			pid = feed_buf(&s, ways[w].chunk, &fd);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(perfring_perfdata_open_fd(fd, &o, &d, &pd), 0);
+		ck_assert_int_eq(perfring_perfdata_is_pipe(pd), 1);
+		while ((r = perfring_perfdata_next(pd, &rec, &d)) == 1) {
+			if (rec.type == PERFRING_RECORD_AUXTRACE) {
+				REQUIRE(rec.offset == aux && rec.extra_size == (3u << 19) + 8,
+					"way %zu: AUXTRACE at %" PRIu64, w, rec.offset);
+				seen_aux++;
+				continue;
+			}
+			if (rec.type != PERFRING_RECORD_SAMPLE)
+				continue;
+			REQUIRE(i < n && rec.offset == offs[i] &&
+				!memcmp(rec.header, s.p + offs[i], rec.size),
+				"way %zu: sample %zu at %" PRIu64 " differs", w, i, rec.offset);
+			i++;
+		}
+		REQUIRE(r == 0, "way %zu: %s", w, perfring_diag_format(&d, msg, sizeof(msg)));
+		REQUIRE(i == n && seen_aux == 1, "way %zu: %zu of %zu samples", w, i, n);
+		perfring_perfdata_close(pd);
+		close(fd);
+		if (pid > 0) {
+			ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+			ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		}
+	}
+	free(offs);
+	pdt_free(&s);
+}
+END_TEST
+
 START_TEST(test_opts)
 {
 	struct perfring_perfdata *pd;
@@ -1961,6 +2123,7 @@ int main(void)
 	tcase_add_test(tc, test_real_pipe);
 	tcase_add_test(tc, test_opts);
 	tcase_add_test(tc, test_mapped);
+	tcase_add_test(tc, test_pipe_grows);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("synthetic");
