@@ -1,9 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The strict JSON parser of the tools (see json.h). */
+/*
+ * The strict JSON parser of the tools (see json.h).
+ *
+ * A line's whole tree lives in one arena: chunks of memory handed out by
+ * bumping a pointer, freed together by jc_value_free() on the root.  A
+ * node, a key and an array per value from malloc was most of the cost of
+ * a line (and under AddressSanitizer, whose allocator records a stack per
+ * allocation, more than half of it).  Under AddressSanitizer the arena
+ * keeps its checks: what has not been handed out is poisoned, and so is a
+ * gap of at least 8 bytes after each allocation, so a read past the end of
+ * a string or an array is still reported.
+ */
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +25,53 @@
 
 #include "json.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define JC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JC_ASAN 1
+#endif
+#endif
+#ifdef JC_ASAN
+#include <sanitizer/asan_interface.h>
+#define JC_REDZONE 8u
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define JC_REDZONE 0u
+#endif
+
 #define JC_MAX_DEPTH 64
+#define JC_CHUNK_MIN 1024u		/* bytes of the first chunk, at least */
+#define JC_CHUNK_FIRST_MAX (64u << 10)	/* and at most; each next one doubles */
+#define JC_STACK0 64			/* container members before the stack grows */
+
+struct chunk {
+	struct chunk *next;
+	size_t cap, used;
+	alignas(max_align_t) unsigned char mem[];
+};
+
+/* What jc_parse returns: the root, and the arena that holds the tree. */
+struct jc_doc {
+	struct jc_value root;		/* first: jc_value_free() gets its address */
+	struct chunk *chunks;
+};
 
 struct parser {
 	const char *p, *start, *end;
 	char *err;
+	struct chunk *chunks;		/* the arena, newest chunk first */
+	/*
+	 * The members of the open containers, innermost last: a container
+	 * copies its own into the arena when it closes.
+	 */
+	struct jc_value **stack;
+	char **kstack;
+	size_t sp, scap;
+	struct jc_value *stack0[JC_STACK0];
+	char *kstack0[JC_STACK0];
+	GString *esc;			/* a string with escapes, decoded */
 };
 
 static void perr(struct parser *ps, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -35,22 +89,91 @@ static void perr(struct parser *ps, const char *fmt, ...)
 	g_free(m);
 }
 
+/*
+ * One chunk of the last tree freed is kept for the next (per thread): a
+ * malloc per line was a fifth of the arena's cost.  It is poisoned while
+ * it waits, so a read through a freed tree is still reported.
+ */
+static _Thread_local struct chunk *spare;
+
+static void chunks_free(struct chunk *c)
+{
+	while (c) {
+		struct chunk *next = c->next;
+
+		if (c->cap <= JC_CHUNK_FIRST_MAX && (!spare || spare->cap < c->cap)) {
+			g_free(spare);
+			ASAN_POISON_MEMORY_REGION(c->mem, c->cap);
+			spare = c;
+		} else {
+			ASAN_UNPOISON_MEMORY_REGION(c->mem, c->cap);
+			g_free(c);
+		}
+		c = next;
+	}
+}
+
+/* n bytes of the arena, 8-aligned (g_malloc aborts when memory runs out). */
+static void *arena_alloc(struct parser *ps, size_t n)
+{
+	struct chunk *c = ps->chunks;
+	size_t need = ((n + 7) & ~(size_t)7) + JC_REDZONE;
+	void *r;
+
+	if (!c || c->cap - c->used < need) {
+		/* the first chunk is sized for the line, up to 64 KiB */
+		size_t cap = c ? 2 * c->cap : (size_t)(ps->end - ps->start) * 8;
+
+		if (cap < JC_CHUNK_MIN)
+			cap = JC_CHUNK_MIN;
+		if (!c && cap > JC_CHUNK_FIRST_MAX)
+			cap = JC_CHUNK_FIRST_MAX;
+		if (cap < need)
+			cap = need;
+		if (!c && spare && spare->cap >= need) {
+			c = spare;		/* poisoned, as a new one */
+			spare = NULL;
+			cap = c->cap;
+		} else {
+			c = g_malloc(sizeof(*c) + cap);
+			ASAN_POISON_MEMORY_REGION(c->mem, cap);
+		}
+		c->cap = cap;
+		c->used = 0;
+		c->next = ps->chunks;
+		ps->chunks = c;
+	}
+	r = c->mem + c->used;
+	c->used += need;
+	ASAN_UNPOISON_MEMORY_REGION(r, n);
+	return r;
+}
+
+static struct jc_value *new_value(struct parser *ps, enum jc_kind kind)
+{
+	struct jc_value *v = arena_alloc(ps, sizeof(*v));
+
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	return v;
+}
+
+static char *arena_strndup(struct parser *ps, const char *s, size_t n)
+{
+	char *r = arena_alloc(ps, n + 1);
+
+	memcpy(r, s, n);
+	r[n] = '\0';
+	return r;
+}
+
 void jc_value_free(struct jc_value *v)
 {
+	struct jc_doc *doc = (struct jc_doc *)v;	/* v is its first member */
+
 	if (!v)
 		return;
-	if (v->kind == JC_ARRAY || v->kind == JC_OBJECT) {
-		for (size_t i = 0; i < v->len; i++) {
-			jc_value_free(v->items[i]);
-			if (v->keys)
-				g_free(v->keys[i]);
-		}
-	}
-	g_free(v->items);
-	g_free(v->keys);
-	g_free(v->used);
-	g_free(v->s);
-	g_free(v);
+	chunks_free(doc->chunks);
 }
 
 static void skip_ws(struct parser *ps)
@@ -88,6 +211,7 @@ static int hex4(struct parser *ps, unsigned *out)
 	return 0;
 }
 
+/* A string, NUL-terminated in the arena; NULL on error. */
 static char *parse_string(struct parser *ps, size_t *lenp)
 {
 	GString *s;
@@ -95,26 +219,29 @@ static char *parse_string(struct parser *ps, size_t *lenp)
 
 	ps->p++;	/* opening quote */
 	/*
-	 * Most strings (keys, names, hex) have no escape: copy them in one
-	 * allocation.  Anything else (an escape, a control byte, no closing
-	 * quote) takes the loop below from the start of the string.
+	 * Most strings (keys, names, hex) have no escape: copy them as they
+	 * are.  Anything else (an escape, a control byte, no closing quote)
+	 * takes the loop below from the start of the string.
 	 */
 	for (q = ps->p; q < ps->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20; q++)
 		;
 	if (q < ps->end && *q == '"') {
-		char *r = g_strndup(ps->p, (size_t)(q - ps->p));
+		char *r = arena_strndup(ps, ps->p, (size_t)(q - ps->p));
 
 		*lenp = (size_t)(q - ps->p);
 		ps->p = q + 1;
 		return r;
 	}
-	s = g_string_sized_new((size_t)(q - ps->p) + 16);
+	if (!ps->esc)
+		ps->esc = g_string_sized_new((size_t)(q - ps->p) + 16);
+	s = ps->esc;
+	g_string_truncate(s, 0);
 	for (;;) {
 		unsigned char c;
 
 		if (ps->p >= ps->end) {
 			perr(ps, "unterminated string");
-			goto fail;
+			return NULL;
 		}
 		c = (unsigned char)*ps->p;
 		if (c == '"') {
@@ -123,7 +250,7 @@ static char *parse_string(struct parser *ps, size_t *lenp)
 		}
 		if (c < 0x20) {
 			perr(ps, "control character in a string");
-			goto fail;
+			return NULL;
 		}
 		if (c != '\\') {
 			g_string_append_c(s, (char)c);
@@ -133,7 +260,7 @@ static char *parse_string(struct parser *ps, size_t *lenp)
 		ps->p++;
 		if (ps->p >= ps->end) {
 			perr(ps, "unterminated string");
-			goto fail;
+			return NULL;
 		}
 		c = (unsigned char)*ps->p++;
 		switch (c) {
@@ -149,7 +276,7 @@ static char *parse_string(struct parser *ps, size_t *lenp)
 			unsigned u, lo;
 
 			if (hex4(ps, &u) < 0)
-				goto fail;
+				return NULL;
 			if (u >= 0x80 && u <= 0xff) {
 				/* A byte that was not UTF-8 (see the header). */
 				g_string_append_c(s, (char)u);
@@ -158,19 +285,19 @@ static char *parse_string(struct parser *ps, size_t *lenp)
 			if (u >= 0xd800 && u <= 0xdbff) {
 				if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u') {
 					perr(ps, "lone surrogate in \\u escape");
-					goto fail;
+					return NULL;
 				}
 				ps->p += 2;
 				if (hex4(ps, &lo) < 0)
-					goto fail;
+					return NULL;
 				if (lo < 0xdc00 || lo > 0xdfff) {
 					perr(ps, "bad surrogate pair");
-					goto fail;
+					return NULL;
 				}
 				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 			} else if (u >= 0xdc00 && u <= 0xdfff) {
 				perr(ps, "lone surrogate in \\u escape");
-				goto fail;
+				return NULL;
 			}
 			if (u < 0x80)
 				g_string_append_c(s, (char)u);
@@ -181,23 +308,37 @@ static char *parse_string(struct parser *ps, size_t *lenp)
 		default:
 			ps->p--;
 			perr(ps, "bad escape \\%c", c);
-			goto fail;
+			return NULL;
 		}
 	}
 	*lenp = s->len;
-	return g_string_free(s, FALSE);
-fail:
-	g_string_free(s, TRUE);
-	return NULL;
+	return arena_strndup(ps, s->str, s->len);
 }
 
-static struct jc_value *parse_value(struct parser *ps, int depth);
+static bool parse_value(struct parser *ps, int depth, struct jc_value *v);
 
-static struct jc_value *parse_container(struct parser *ps, int depth, bool obj)
+/* Room for one more member on the stack. */
+static void stack_push(struct parser *ps, struct jc_value *item, char *key)
 {
-	struct jc_value *v = g_new0(struct jc_value, 1);
-	GPtrArray *items = g_ptr_array_new();
-	GPtrArray *keys = obj ? g_ptr_array_new() : NULL;
+	if (ps->sp == ps->scap) {
+		size_t ncap = 2 * ps->scap;
+
+		if (ps->stack == ps->stack0) {
+			ps->stack = g_memdup2(ps->stack0, sizeof(ps->stack0));
+			ps->kstack = g_memdup2(ps->kstack0, sizeof(ps->kstack0));
+		}
+		ps->stack = g_renew(struct jc_value *, ps->stack, ncap);
+		ps->kstack = g_renew(char *, ps->kstack, ncap);
+		ps->scap = ncap;
+	}
+	ps->stack[ps->sp] = item;
+	ps->kstack[ps->sp] = key;
+	ps->sp++;
+}
+
+static bool parse_container(struct parser *ps, int depth, bool obj, struct jc_value *v)
+{
+	size_t base = ps->sp, n;
 	char close = obj ? '}' : ']';
 
 	v->kind = obj ? JC_OBJECT : JC_ARRAY;
@@ -209,11 +350,11 @@ static struct jc_value *parse_container(struct parser *ps, int depth, bool obj)
 	}
 	for (;;) {
 		struct jc_value *item;
+		char *key = NULL;
 
 		skip_ws(ps);
 		if (obj) {
 			size_t klen;
-			char *key;
 
 			if (ps->p >= ps->end || *ps->p != '"') {
 				perr(ps, "expected a member name");
@@ -222,14 +363,11 @@ static struct jc_value *parse_container(struct parser *ps, int depth, bool obj)
 			key = parse_string(ps, &klen);
 			if (!key)
 				goto fail;
-			for (size_t i = 0; i < keys->len; i++)
-				if (((char *)keys->pdata[i])[0] == key[0] &&
-				    !strcmp(keys->pdata[i], key)) {
+			for (size_t i = base; i < ps->sp; i++)
+				if (ps->kstack[i][0] == key[0] && !strcmp(ps->kstack[i], key)) {
 					perr(ps, "duplicate member \"%s\"", key);
-					g_free(key);
 					goto fail;
 				}
-			g_ptr_array_add(keys, key);
 			skip_ws(ps);
 			if (ps->p >= ps->end || *ps->p != ':') {
 				perr(ps, "expected ':'");
@@ -237,10 +375,10 @@ static struct jc_value *parse_container(struct parser *ps, int depth, bool obj)
 			}
 			ps->p++;
 		}
-		item = parse_value(ps, depth + 1);
-		if (!item)
+		item = new_value(ps, JC_NULL);
+		if (!parse_value(ps, depth + 1, item))
 			goto fail;
-		g_ptr_array_add(items, item);
+		stack_push(ps, item, key);
 		skip_ws(ps);
 		if (ps->p < ps->end && *ps->p == ',') {
 			ps->p++;
@@ -254,27 +392,26 @@ static struct jc_value *parse_container(struct parser *ps, int depth, bool obj)
 		goto fail;
 	}
 done:
-	v->len = items->len;
-	v->items = (struct jc_value **)g_ptr_array_free(items, FALSE);
+	n = ps->sp - base;
+	v->len = n;
+	/* never a NULL array: callers index them for every member */
+	v->items = arena_alloc(ps, (n ? n : 1) * sizeof(*v->items));
+	memcpy(v->items, ps->stack + base, n * sizeof(*v->items));
 	if (obj) {
-		v->keys = (char **)g_ptr_array_free(keys, FALSE);
-		v->used = g_new0(bool, v->len ? v->len : 1);
+		v->keys = arena_alloc(ps, (n ? n : 1) * sizeof(*v->keys));
+		memcpy(v->keys, ps->kstack + base, n * sizeof(*v->keys));
+		v->used = arena_alloc(ps, n ? n : 1);
+		memset(v->used, 0, n ? n : 1);
 	}
-	return v;
+	ps->sp = base;
+	return true;
 fail:
-	g_ptr_array_set_free_func(items, (GDestroyNotify)jc_value_free);
-	g_ptr_array_free(items, TRUE);
-	if (keys) {
-		g_ptr_array_set_free_func(keys, g_free);
-		g_ptr_array_free(keys, TRUE);
-	}
-	g_free(v);
-	return NULL;
+	ps->sp = base;
+	return false;
 }
 
-static struct jc_value *parse_number(struct parser *ps)
+static bool parse_number(struct parser *ps, struct jc_value *v)
 {
-	struct jc_value *v;
 	bool neg = false;
 	uint64_t mag = 0;
 	const char *d;
@@ -289,69 +426,61 @@ static struct jc_value *parse_number(struct parser *ps)
 
 		if (mag > (UINT64_MAX - dig) / 10) {
 			perr(ps, "integer out of the 64-bit range");
-			return NULL;
+			return false;
 		}
 		mag = mag * 10 + dig;
 		ps->p++;
 	}
 	if (ps->p == d) {
 		perr(ps, "expected a digit");
-		return NULL;
+		return false;
 	}
 	if (ps->p - d > 1 && *d == '0') {
 		ps->p = d;
 		perr(ps, "leading zero in an integer");
-		return NULL;
+		return false;
 	}
 	if (ps->p < ps->end && (*ps->p == '.' || *ps->p == 'e' || *ps->p == 'E')) {
 		perr(ps, "only integers are accepted (no fraction or exponent)");
-		return NULL;
+		return false;
 	}
 	if (neg && mag > (1ull << 63)) {
 		perr(ps, "integer out of the 64-bit range");
-		return NULL;
+		return false;
 	}
-	v = g_new0(struct jc_value, 1);
 	v->kind = JC_INT;
 	v->neg = neg && mag;
 	v->mag = mag;
-	return v;
+	return true;
 }
 
-static struct jc_value *parse_value(struct parser *ps, int depth)
+/* Parse one value into v (zeroed, in the arena). */
+static bool parse_value(struct parser *ps, int depth, struct jc_value *v)
 {
-	struct jc_value *v;
-
 	skip_ws(ps);
 	if (depth > JC_MAX_DEPTH) {
 		perr(ps, "nested too deeply");
-		return NULL;
+		return false;
 	}
 	if (ps->p >= ps->end) {
 		perr(ps, "unexpected end of line");
-		return NULL;
+		return false;
 	}
 	switch (*ps->p) {
 	case '{':
-		return parse_container(ps, depth, true);
+		return parse_container(ps, depth, true, v);
 	case '[':
-		return parse_container(ps, depth, false);
+		return parse_container(ps, depth, false, v);
 	case '"':
-		v = g_new0(struct jc_value, 1);
 		v->kind = JC_STRING;
 		v->s = parse_string(ps, &v->len);
-		if (!v->s) {
-			g_free(v);
-			return NULL;
-		}
-		return v;
+		return v->s != NULL;
 	case '-':
 	case '0' ... '9':
-		return parse_number(ps);
+		return parse_number(ps, v);
 	default:
 		break;
 	}
-	v = g_new0(struct jc_value, 1);
 	if ((size_t)(ps->end - ps->p) >= 4 && !memcmp(ps->p, "true", 4)) {
 		v->kind = JC_BOOL;
 		v->b = true;
@@ -363,29 +492,41 @@ static struct jc_value *parse_value(struct parser *ps, int depth)
 		v->kind = JC_NULL;
 		ps->p += 4;
 	} else {
-		g_free(v);
 		perr(ps, "unexpected character '%c'", *ps->p);
-		return NULL;
+		return false;
 	}
-	return v;
+	return true;
 }
 
 struct jc_value *jc_parse(const char *text, size_t len, char **err)
 {
-	struct parser ps = { text, text, text + len, NULL };
-	struct jc_value *v = parse_value(&ps, 0);
+	struct parser ps = { .p = text, .start = text, .end = text + len, .scap = JC_STACK0 };
+	struct jc_doc *doc;
+	bool ok;
 
-	if (v) {
+	ps.stack = ps.stack0;
+	ps.kstack = ps.kstack0;
+	doc = arena_alloc(&ps, sizeof(*doc));
+	memset(doc, 0, sizeof(*doc));
+	ok = parse_value(&ps, 0, &doc->root);
+	if (ok) {
 		skip_ws(&ps);
 		if (ps.p != ps.end) {
 			perr(&ps, "unexpected text after the value");
-			jc_value_free(v);
-			v = NULL;
+			ok = false;
 		}
 	}
-	if (!v) {
+	if (ps.stack != ps.stack0) {
+		g_free(ps.stack);
+		g_free(ps.kstack);
+	}
+	if (ps.esc)
+		g_string_free(ps.esc, TRUE);
+	if (!ok) {
+		chunks_free(ps.chunks);
 		*err = ps.err ? ps.err : g_strdup("bad JSON");
 		return NULL;
 	}
-	return v;
+	doc->chunks = ps.chunks;
+	return &doc->root;
 }

@@ -34,6 +34,7 @@ struct jc_value {
  * ("at column N: ...").
  */
 struct jc_value *jc_parse(const char *text, size_t len, char **err);
+/* Free a tree: v is what jc_parse returned (the whole tree is one arena). */
 void jc_value_free(struct jc_value *v);
 
 #endif
