@@ -25,8 +25,32 @@ struct jc_decoder {
 /* The context of one line: the first error wins. */
 struct dctx {
 	char *err;
-	GPtrArray *scratch;		/* freed after the record is encoded */
+	GPtrArray *scratch;		/* NULL until used; freed after the record is encoded */
+	/*
+	 * The dotted names of fields ("attr.sample_type"), needed only by an
+	 * error message but made for every field: from here, not from
+	 * malloc, while they fit.
+	 */
+	size_t paths_used;
+	char paths[1024];
 };
+
+/* p is freed with the line. */
+static void *scratch_add(struct dctx *c, void *p)
+{
+	if (!c->scratch)
+		c->scratch = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(c->scratch, p);
+	return p;
+}
+
+static void dctx_clear(struct dctx *c)
+{
+	if (c->scratch)
+		g_ptr_array_free(c->scratch, TRUE);
+	c->scratch = NULL;
+	c->paths_used = 0;
+}
 
 static void derr(struct dctx *c, const char *field, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 static void derr(struct dctx *c, const char *field, const char *fmt, ...)
@@ -68,12 +92,22 @@ static bool has_member(const struct jc_value *obj, const char *key)
 
 static char *path(struct dctx *c, const char *prefix, const char *key)
 {
+	size_t lp, lk;
 	char *p;
 
 	if (!prefix)
 		return (char *)key;
-	p = g_strdup_printf("%s.%s", prefix, key);
-	g_ptr_array_add(c->scratch, p);
+	lp = strlen(prefix);
+	lk = strlen(key);
+	if (lp + lk + 2 <= sizeof(c->paths) - c->paths_used) {
+		p = c->paths + c->paths_used;
+		c->paths_used += lp + lk + 2;
+	} else {
+		p = scratch_add(c, g_malloc(lp + lk + 2));
+	}
+	memcpy(p, prefix, lp);
+	p[lp] = '.';
+	memcpy(p + lp + 1, key, lk + 1);
 	return p;
 }
 
@@ -176,8 +210,7 @@ static bool get_hex(struct dctx *c, struct jc_value *obj, const char *prefix,
 		return true;
 	if (v->kind != JC_STRING || v->len % 2)
 		goto bad;
-	b = g_malloc(v->len / 2 + 1);
-	g_ptr_array_add(c->scratch, b);
+	b = scratch_add(c, g_malloc(v->len / 2 + 1));
 	for (size_t i = 0; i < v->len / 2; i++) {
 		int hi = g_ascii_xdigit_value(v->s[2 * i]);
 		int lo = g_ascii_xdigit_value(v->s[2 * i + 1]);
@@ -367,7 +400,7 @@ bool jc_encode_by_plugin(GString *out, const struct perfring_plugin *p,
 	const struct perfring_event_header *h = rec;
 	struct perfring_sample_id sid;
 	struct jc_value *obj;
-	struct dctx c = { NULL, g_ptr_array_new_with_free_func(g_free) };
+	struct dctx c = { 0 };
 	char *err = NULL;
 	uint64_t st = jc_trailer_bits(a);
 	bool ok = false;
@@ -406,7 +439,7 @@ bool jc_encode_by_plugin(GString *out, const struct perfring_plugin *p,
 out:
 	g_free(err);
 	g_free(c.err);
-	g_ptr_array_free(c.scratch, TRUE);
+	dctx_clear(&c);
 	return ok;
 }
 
@@ -659,10 +692,7 @@ static void decode_sample_id(struct dctx *c, struct jc_value *top, const struct 
 
 static uint64_t *scratch_u64(struct dctx *c, size_t n)
 {
-	uint64_t *p = g_new0(uint64_t, n ? n : 1);
-
-	g_ptr_array_add(c->scratch, p);
-	return p;
+	return scratch_add(c, g_new0(uint64_t, n ? n : 1));
 }
 
 static void decode_regs(struct dctx *c, struct jc_value *top, const char *key, uint64_t mask,
@@ -1023,7 +1053,7 @@ static int decode_record(struct jc_decoder *d, struct dctx *c, struct jc_value *
 int jc_decode_line(struct jc_decoder *d, const char *line, size_t len,
 		   unsigned char *buf, size_t *rec_size, char **err)
 {
-	struct dctx c = { NULL, g_ptr_array_new_with_free_func(g_free) };
+	struct dctx c = { 0 };
 	struct jc_value *top, *tv;
 	uint32_t type = 0;
 	int ret = -1;
@@ -1034,12 +1064,12 @@ int jc_decode_line(struct jc_decoder *d, const char *line, size_t len,
 		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
 			break;
 	if (i == len) {
-		g_ptr_array_free(c.scratch, TRUE);
+		dctx_clear(&c);
 		return JC_LINE_BLANK;
 	}
 	top = jc_parse(line, len, err);
 	if (!top) {
-		g_ptr_array_free(c.scratch, TRUE);
+		dctx_clear(&c);
 		return -1;
 	}
 	if (top->kind != JC_OBJECT) {
@@ -1079,6 +1109,6 @@ out:
 		ret = -1;
 	}
 	jc_value_free(top);
-	g_ptr_array_free(c.scratch, TRUE);
+	dctx_clear(&c);
 	return ret;
 }
