@@ -70,24 +70,19 @@ static void derr(struct dctx *c, const char *field, const char *fmt, ...)
 	g_free(m);
 }
 
-/* The first bytes are compared first: most keys differ there (and a
- * strcmp call per key was a sixth of a decode under the fuzzer). */
 static struct jc_value *member(struct jc_value *obj, const char *key)
 {
-	for (size_t i = 0; i < obj->len; i++)
-		if (obj->keys[i][0] == key[0] && !strcmp(obj->keys[i], key)) {
-			obj->used[i] = true;
-			return obj->items[i];
-		}
-	return NULL;
+	size_t i;
+	struct jc_value *v = jc_member(obj, key, &i);
+
+	if (v)
+		obj->used[i] = true;
+	return v;
 }
 
 static bool has_member(const struct jc_value *obj, const char *key)
 {
-	for (size_t i = 0; i < obj->len; i++)
-		if (obj->keys[i][0] == key[0] && !strcmp(obj->keys[i], key))
-			return true;
-	return false;
+	return jc_member(obj, key, NULL) != NULL;
 }
 
 static char *path(struct dctx *c, const char *prefix, const char *key)

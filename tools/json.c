@@ -317,6 +317,61 @@ static char *parse_string(struct parser *ps, size_t *lenp)
 
 static bool parse_value(struct parser *ps, int depth, struct jc_value *v);
 
+static uint32_t key_hash(const char *k)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 16777619u;
+	return h;
+}
+
+/*
+ * The index of an object with many members: the decoder looks up each
+ * field it knows (forty for an ATTR line, most of them absent), and a scan
+ * of the keys per lookup was a tenth of a decode.
+ */
+static void build_index(struct parser *ps, struct jc_value *v)
+{
+	uint32_t size = 16;
+
+	while (size < 2 * v->len)
+		size *= 2;
+	v->index = arena_alloc(ps, size * sizeof(*v->index));
+	memset(v->index, 0, size * sizeof(*v->index));
+	v->index_mask = size - 1;
+	for (size_t i = 0; i < v->len; i++) {
+		uint32_t s = key_hash(v->keys[i]) & v->index_mask;
+
+		while (v->index[s])
+			s = (s + 1) & v->index_mask;
+		v->index[s] = (uint32_t)i + 1;
+	}
+}
+
+struct jc_value *jc_member(const struct jc_value *obj, const char *key, size_t *idx)
+{
+	size_t i;
+
+	if (obj->index) {
+		for (uint32_t s = key_hash(key) & obj->index_mask; obj->index[s];
+		     s = (s + 1) & obj->index_mask) {
+			i = obj->index[s] - 1;
+			if (!strcmp(obj->keys[i], key))
+				goto found;
+		}
+		return NULL;
+	}
+	for (i = 0; i < obj->len; i++)
+		if (obj->keys[i][0] == key[0] && !strcmp(obj->keys[i], key))
+			goto found;
+	return NULL;
+found:
+	if (idx)
+		*idx = i;
+	return obj->items[i];
+}
+
 /* Room for one more member on the stack. */
 static void stack_push(struct parser *ps, struct jc_value *item, char *key)
 {
@@ -402,6 +457,8 @@ done:
 		memcpy(v->keys, ps->kstack + base, n * sizeof(*v->keys));
 		v->used = arena_alloc(ps, n ? n : 1);
 		memset(v->used, 0, n ? n : 1);
+		if (n >= JC_INDEX_MIN && n < UINT32_MAX / 4)
+			build_index(ps, v);
 	}
 	ps->sp = base;
 	return true;

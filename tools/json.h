@@ -25,7 +25,12 @@ struct jc_value {
 	struct jc_value **items;	/* ARRAY elements, OBJECT values */
 	char **keys;		/* OBJECT keys */
 	bool *used;		/* OBJECT: member consumed by the decoder */
+	uint32_t *index;	/* OBJECT of JC_INDEX_MIN members or more: open
+				 * addressing by key hash, member number + 1 */
+	uint32_t index_mask;	/* its size - 1 */
 };
+
+#define JC_INDEX_MIN 8
 
 /*
  * Parse one JSON value (objects, arrays, strings with escapes, integers,
@@ -36,5 +41,9 @@ struct jc_value {
 struct jc_value *jc_parse(const char *text, size_t len, char **err);
 /* Free a tree: v is what jc_parse returned (the whole tree is one arena). */
 void jc_value_free(struct jc_value *v);
+
+/* The member of an OBJECT named key (as a C string), or NULL; *idx (if not
+ * NULL) gets its position. */
+struct jc_value *jc_member(const struct jc_value *obj, const char *key, size_t *idx);
 
 #endif

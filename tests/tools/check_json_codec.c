@@ -118,6 +118,58 @@ START_TEST(test_parse_structure)
 }
 END_TEST
 
+/*
+ * jc_member: on objects below and above JC_INDEX_MIN members (scanned, and
+ * looked up by hash), every key found at its place, absent keys (some
+ * sharing a first byte or a prefix with present ones) not found; and a
+ * tree larger than many arena chunks keeps every value.
+ */
+START_TEST(test_parse_members)
+{
+	for (size_t n = 0; n <= 300; n = n < 20 ? n + 1 : n * 3) {
+		GString *s = g_string_new("{");
+		struct jc_value *v;
+		size_t at;
+
+		for (size_t i = 0; i < n; i++)
+			g_string_append_printf(s, "%s\"k%zu\":[%zu,\"%zu\"]", i ? "," : "", i, i, i);
+		g_string_append_c(s, '}');
+		v = parse_ok(s->str);
+		ck_assert_uint_eq(v->len, n);
+		ck_assert_int_eq(v->index != NULL, n >= JC_INDEX_MIN);
+		for (size_t i = 0; i < n; i++) {
+			char key[32], absent[40];
+			struct jc_value *m;
+
+			snprintf(key, sizeof(key), "k%zu", i);
+			m = jc_member(v, key, &at);
+			ck_assert_msg(m != NULL, "%zu members: %s not found", n, key);
+			ck_assert_uint_eq(at, i);
+			ck_assert_ptr_eq(m, v->items[i]);
+			ck_assert_uint_eq(m->items[0]->mag, i);
+			ck_assert_uint_eq(strtoull(m->items[1]->s, NULL, 10), i);
+			snprintf(absent, sizeof(absent), "k%zux", i);
+			ck_assert_ptr_null(jc_member(v, absent, NULL));
+			snprintf(absent, sizeof(absent), "K%zu", i);
+			ck_assert_ptr_null(jc_member(v, absent, NULL));
+		}
+		ck_assert_ptr_null(jc_member(v, "", NULL));
+		ck_assert_ptr_null(jc_member(v, "k", NULL));
+		jc_value_free(v);
+		g_string_free(s, TRUE);
+	}
+	/* the empty key is a key like another */
+	{
+		struct jc_value *v = parse_ok("{\"\":1,\"a\":2,\"b\":3,\"c\":4,\"d\":5,\"e\":6,\"f\":7,\"g\":8}");
+
+		ck_assert_ptr_nonnull(v->index);
+		ck_assert_uint_eq(jc_member(v, "", NULL)->mag, 1);
+		ck_assert_uint_eq(jc_member(v, "g", NULL)->mag, 8);
+		jc_value_free(v);
+	}
+}
+END_TEST
+
 /* ---- round trips ---------------------------------------------------------------- */
 
 /* Encode the attr line and the record line, decode both, compare bytes. */
@@ -579,6 +631,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_integers);
 	tcase_add_test(tc, test_parse_strings);
 	tcase_add_test(tc, test_parse_structure);
+	tcase_add_test(tc, test_parse_members);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("codec");
 	tcase_add_checked_fixture(tc, load_plugins, free_plugins);
