@@ -7,13 +7,15 @@
  * Memory stays flat: the data section is read through one window
  * (opts.window bytes, 1 MiB by default) that is compacted and refilled as
  * records are consumed; a record (at most 65535 bytes) always fits in it.
- * A pipe-mode stream starts with 64 KiB of it and doubles that, up to the
- * window, each time a read fills what is there: a short stream no longer
- * costs a 1 MiB buffer, and a fast one reaches the window in four reads.
+ * A pipe-mode stream starts with 4 KiB of it and doubles that, up to the
+ * window, each time a read fills what is there or a record needs more: a
+ * short stream no longer costs a 1 MiB buffer, and a fast one reaches the
+ * window in eight reads.
  * Records are returned in place; one that sits at an unaligned address
  * (pipe streams after an odd-sized HEADER_FEATURE) is copied into a scratch
  * buffer first so that callers always get an 8-byte aligned record.
- * Decompressed data goes through a second window of the same kind.
+ * Decompressed data goes through a second window of the same kind, which
+ * starts at 64 KiB and doubles while the decompressor fills it.
  *
  * Nothing from the input is trusted: every size and offset is checked
  * against the record, the section and the file before use.
@@ -42,8 +44,8 @@
 #define PD_MAGIC_V1 0x454c494646524550ull	/* "PERFFILE" (perf < 2.6.37) */
 #define PD_WINDOW_DEFAULT (1u << 20)
 #define PD_WINDOW_MIN (128u << 10)
-#define PD_SCRATCH (65536u + 8u)
-#define PD_PIPE_START (64u << 10)	/* first pipe-mode buffer: one largest record */
+#define PD_PIPE_START (4u << 10)	/* first pipe-mode buffer */
+#define PD_Z_START (64u << 10)		/* first decompression buffer: a largest record */
 #define PD_FEAT_MAX (1ull << 30)
 #define PD_MAX_IDS (1u << 24)
 
@@ -99,6 +101,7 @@ struct perfring_perfdata {
 	unsigned char *map;
 	size_t map_len, map_win;	/* map_win 0: buf is allocated */
 	unsigned char *scratch;	/* aligned copy of a record; see scratch() */
+	size_t scratch_cap;
 
 	/* decompression */
 	int z_active;
@@ -107,7 +110,7 @@ struct perfring_perfdata {
 	size_t zin_len, zin_pos;
 	int z_flush;		/* last call filled the output: call again */
 	unsigned char *zbuf, *zscratch;
-	size_t zcap, zlen, zpos;
+	size_t zcap, zlen, zpos, zscratch_cap;
 	uint64_t zstream_off;	/* decompressed-stream offset of zbuf[0] */
 #ifdef HAVE_ZSTD
 	ZSTD_DStream *zds;
@@ -977,13 +980,31 @@ static int map_at(struct perfring_perfdata *pd, uint64_t off, uint64_t end)
 
 static int ensure(struct perfring_perfdata *pd, size_t need);
 
-/* The scratch copy of a record, allocated by the first record that needs
- * it (most files never do). */
-static unsigned char *scratch(struct perfring_perfdata *pd)
+/*
+ * A scratch buffer for an aligned copy of a record of size bytes, made by
+ * the first record that needs one (most files never do) and grown as
+ * records need.  Returns NULL when out of memory.
+ */
+static unsigned char *scratch_for(unsigned char **buf, size_t *cap, size_t size)
 {
-	if (!pd->scratch)
-		pd->scratch = aligned_alloc(8, PD_SCRATCH);
-	return pd->scratch;
+	if (size > *cap) {
+		size_t ncap = *cap ? *cap : 256;
+		unsigned char *n;
+
+		while (ncap < size)
+			ncap *= 2;
+		n = realloc(*buf, ncap);	/* malloc's alignment is at least 8 */
+		if (!n)
+			return NULL;
+		*buf = n;
+		*cap = ncap;
+	}
+	return *buf;
+}
+
+static unsigned char *scratch(struct perfring_perfdata *pd, size_t size)
+{
+	return scratch_for(&pd->scratch, &pd->scratch_cap, size);
 }
 
 /*
@@ -1022,8 +1043,8 @@ static int ensure_mapped(struct perfring_perfdata *pd, size_t need)
 /*
  * Pipe mode: double the buffer (at least to need), up to the window.  Only
  * after compaction, and records are never held across it (a refill moves
- * them too).  Out of memory, the buffer stays as it is: a record still
- * fits in the first 64 KiB.
+ * them too).  Out of memory, the buffer stays as it is (ensure() fails if
+ * a record does not fit).
  */
 static void grow_buf(struct perfring_perfdata *pd, size_t need)
 {
@@ -1058,6 +1079,8 @@ static int ensure(struct perfring_perfdata *pd, size_t need)
 			return pd->len ? -ENODATA : 0;
 		if (pd->pipe && (pd->grow || need > pd->cap) && pd->cap < pd->window)
 			grow_buf(pd, need);
+		if (need > pd->cap && pd->pipe && pd->cap < pd->window)
+			return -ENOMEM;		/* could not grow to the record */
 		want = pd->cap - pd->len;
 		if (!pd->pipe && pd->data_end - (pd->buf_off + pd->len) < want)
 			want = (size_t)(pd->data_end - (pd->buf_off + pd->len));
@@ -1391,10 +1414,9 @@ static int start_compressed(struct perfring_perfdata *pd, const unsigned char *p
 #else
 	if (!pd->zds) {
 		pd->zds = ZSTD_createDStream();
-		pd->zcap = PR_ALIGN8(pd->window);
+		pd->zcap = PR_ALIGN8(pd->window) < PD_Z_START ? PR_ALIGN8(pd->window) : PD_Z_START;
 		pd->zbuf = aligned_alloc(8, pd->zcap);
-		pd->zscratch = aligned_alloc(8, PD_SCRATCH);
-		if (!pd->zds || !pd->zbuf || !pd->zscratch)
+		if (!pd->zds || !pd->zbuf)
 			return fail(pd, diag, -ENOMEM, off, "out of memory for decompression");
 		ZSTD_initDStream(pd->zds);
 	}
@@ -1435,6 +1457,9 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 				uint64_t inner = pd->zstream_off + pd->zpos;
 
 				if ((uintptr_t)p & 7) {
+					if (!scratch_for(&pd->zscratch, &pd->zscratch_cap, size))
+						return fail(pd, diag, -ENOMEM, pd->z_rec_off,
+							    "out of memory");
 					memcpy(pd->zscratch, p, size);
 					p = pd->zscratch;
 				}
@@ -1478,6 +1503,18 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 			pd->zstream_off += pd->zpos;
 			pd->zlen -= pd->zpos;
 			pd->zpos = 0;
+		}
+		if (pd->z_flush && pd->zcap < PR_ALIGN8(pd->window)) {
+			/* the last call filled the buffer: double it (a record
+			 * fits in the first, so out of memory it stays) */
+			size_t ncap = 2 * pd->zcap < PR_ALIGN8(pd->window) ?
+				      2 * pd->zcap : PR_ALIGN8(pd->window);
+			unsigned char *nb = realloc(pd->zbuf, ncap);
+
+			if (nb) {
+				pd->zbuf = nb;
+				pd->zcap = ncap;
+			}
 		}
 		in.src = pd->zin;
 		in.size = pd->zin_len;
@@ -1535,7 +1572,7 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 			    "input ends inside a record header (%zu of 8 bytes)",
 			    pd->len - pd->pos);
 	if (r < 0)
-		return fail(pd, diag, r, off, "read error");
+		return fail(pd, diag, r, off, "%s", r == -ENOMEM ? "out of memory" : "read error");
 	p = pd->buf + pd->pos;
 	size = pr_get16(p + 6);
 	if (pd->swap)
@@ -1556,10 +1593,10 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 			    "input ends inside a record of type %u: %zu of its %zu bytes present",
 			    type, pd->len - pd->pos, size);
 	if (r < 0)
-		return fail(pd, diag, r, off, "read error");
+		return fail(pd, diag, r, off, "%s", r == -ENOMEM ? "out of memory" : "read error");
 	p = pd->buf + pd->pos;
 	if ((uintptr_t)p & 7) {
-		if (!scratch(pd))
+		if (!scratch(pd, size))
 			return fail(pd, diag, -ENOMEM, off, "out of memory");
 		memcpy(pd->scratch, p, size);
 		p = pd->scratch;
@@ -1588,7 +1625,7 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 	if (extra) {
 		/* the record must survive the refill of the window */
 		if (p != pd->scratch) {
-			if (!scratch(pd))
+			if (!scratch(pd, size))
 				return fail(pd, diag, -ENOMEM, off, "out of memory");
 			memcpy(pd->scratch, p, size);
 			p = pd->scratch;
