@@ -2,22 +2,25 @@
 /*
  * Fuzz target: the perf.data reader (lib/perfdata*.c), file and pipe mode.
  *
- * Input: the bytes of a perf.data file, as is.  They are read four
- * times: from a memfd (seekable: file mode, or pipe-mode data in a regular
- * file; inputs over 1 KiB served from memory, see below); when they fit in
- * a pipe's buffer (64 KiB), from a real pipe (pipe mode; file-mode data
- * must then be refused with -ESPIPE); from a pipe with short reads of
- * 1..97 bytes (the last input byte picks the size), as a slow writer
- * gives; and from the memfd again with short preads.  The short reads are
- * served from memory.  Every record is
- * read (SAMPLE records are also run through perfring_sample_decode with
- * the attr the reader resolved), every attr is looked at, and every
- * feature is loaded and formatted before and after the records.
+ * Input: the bytes of a perf.data file, as is.  They are read:
+ * - from a memfd (seekable: file mode, or pipe-mode data in a regular
+ *   file; inputs over 1 KiB served from memory, see below), through the
+ *   sources API and the validator;
+ * - when they fit in a pipe's buffer (64 KiB), from a real pipe (pipe
+ *   mode; file-mode data must then be refused with -ESPIPE);
+ * - from a pipe with short reads of 1..97 bytes (the last input byte picks
+ *   the size), as a slow writer gives;
+ * - unless they are a pipe-mode stream (read with read(2) whatever the fd,
+ *   so the pass above), from the memfd again with short preads; and then,
+ *   padded past the read window, mapped (mapped_vs_read).
+ * The short reads are served from memory.  Every record is read (SAMPLE
+ * records are also run through perfring_sample_decode with the attr the
+ * reader resolved), every attr is looked at, and every feature is loaded,
+ * and in the whole-read passes formatted, before and after the records.
  * Checked: no memory error or leak; record sizes are 8..65535 and the
  * whole record is readable; errors are the documented ones, sticky, with a
  * NUL-terminated diagnostic; feature_format keeps snprintf semantics; and
- * a file-mode input padded past the read window, which the reader maps,
- * gives the records and the error of the input read (mapped_vs_read).
+ * the mapped read gives the records and the error of the short reads.
  */
 #include "config.h"
 
@@ -273,14 +276,50 @@ static void read_source(int fd)
 	perfring_source_close(s);
 }
 
+/* What a reader returned: its records (hashed) and how it ended. */
+struct outcome {
+	int open_err, err;
+	uint64_t n, hash, diag_offset;
+	char msg[512];
+};
+
+/* The harness's own work: not instrumented, as short_copy. */
+FUZZ_NO_COV static void hash_in(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ull;
+}
+
+/* Count a record into o. */
+static void outcome_add(struct outcome *o, const struct perfring_perfdata_record *rec)
+{
+	hash_in(&o->hash, &rec->offset, sizeof(rec->offset));
+	hash_in(&o->hash, &rec->flags, sizeof(rec->flags));
+	hash_in(&o->hash, &rec->attr_idx, sizeof(rec->attr_idx));
+	hash_in(&o->hash, &rec->extra_size, sizeof(rec->extra_size));
+	hash_in(&o->hash, rec->header, rec->size);
+	o->n++;
+}
+
+static void outcome_end(struct outcome *o, int err, const struct perfring_diag *diag)
+{
+	o->err = err;
+	if (err < 0) {
+		snprintf(o->msg, sizeof(o->msg), "%s", diag->msg);
+		o->diag_offset = diag->has_offset ? diag->offset : UINT64_MAX;
+	}
+}
+
 /*
  * Read every record and look at every attr and feature, before and after
  * the records.  The features are formatted only with format: the short-read
  * passes get the same bytes as the whole-read ones, and formatting them
  * again (three calls per feature, twice per pass) was a third of an
- * execution.
+ * execution.  With o, also what it returned (see mapped_vs_read).
  */
-static void read_all(int fd, int piped, const char *what, int format)
+static void read_all(int fd, int piped, const char *what, int format, struct outcome *o)
 {
 	PERFRING_PERFDATA_OPTS(opts, .name = what);
 	struct perfring_perfdata *pd = NULL;
@@ -290,7 +329,13 @@ static void read_all(int fd, int piped, const char *what, int format)
 	int err;
 
 	memset(&diag, 0, sizeof(diag));
+	if (o) {
+		memset(o, 0, sizeof(*o));
+		o->hash = 0xcbf29ce484222325ull;
+	}
 	err = perfring_perfdata_open_fd(fd, &opts, &diag, &pd);
+	if (o)
+		o->open_err = err;
 	if (err) {
 		FUZZ_ASSERT(pd == NULL);
 		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
@@ -302,7 +347,8 @@ static void read_all(int fd, int piped, const char *what, int format)
 	if (piped)
 		FUZZ_ASSERT(perfring_perfdata_is_pipe(pd) == 1);
 	check_attrs(pd);
-	check_features(pd, format);
+	if (format)
+		check_features(pd, 1);	/* the light passes load them once, after */
 	while ((err = perfring_perfdata_next(pd, &rec, &diag)) == 1) {
 		const volatile uint8_t *b = (const uint8_t *)rec.header;
 		uint16_t sz = rec.header->size;
@@ -318,8 +364,12 @@ static void read_all(int fd, int piped, const char *what, int format)
 
 			(void)perfring_sample_decode(rec.attr, rec.header, sz, &s, NULL);
 		}
+		if (o)
+			outcome_add(o, &rec);
 		count++;
 	}
+	if (o)
+		outcome_end(o, err, &diag);
 	if (err < 0) {
 		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
 			    err == -ENOTSUP || err == -EFBIG);
@@ -340,29 +390,32 @@ static void read_all(int fd, int piped, const char *what, int format)
 	perfring_perfdata_close(pd);
 }
 
-/*
- * Read the input from a memfd: through the kernel (kernel), or with the
- * reads served from memory, in chunks of at most short_chunk bytes (the
- * memfd still answers fstat and lseek).
- */
-static void from_memfd(const uint8_t *data, size_t size, int kernel)
-{
-	static int fd = -1;
+/* One memfd for every input, emptied and refilled: no open per input.
+ * memfd_holds: it holds this input (filled once per input). */
+static int memfd = -1, memfd_holds;
 
-	/* one memfd for every input, emptied and refilled: no open per input */
-	if (fd < 0)
-		fd = make_memfd();
-	if (fd < 0)
+/*
+ * Read the input from the memfd: through the kernel (kernel), or with the
+ * reads served from memory, in chunks of at most short_chunk bytes (the
+ * memfd still answers fstat and lseek).  The whole-read pass goes through
+ * the sources API; a short-read pass gives what it read in o.
+ */
+static void from_memfd(const uint8_t *data, size_t size, int kernel, struct outcome *o)
+{
+	if (memfd < 0)
+		memfd = make_memfd();
+	if (memfd < 0)
 		abort();
-	if (ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0 &&
-	    write_all(fd, data, size) == 0 && lseek(fd, 0, SEEK_SET) == 0) {
+	if (!memfd_holds)
+		memfd_holds = ftruncate(memfd, 0) == 0 && lseek(memfd, 0, SEEK_SET) == 0 &&
+			      write_all(memfd, data, size) == 0;
+	if (memfd_holds && lseek(memfd, 0, SEEK_SET) == 0) {
 		if (!kernel)
-			short_from_memory(fd, data, size, 0);
-		/* the whole-read pass goes through the sources API */
+			short_from_memory(memfd, data, size, 0);
 		if (short_chunk == SIZE_MAX)
-			read_source(fd);
+			read_source(memfd);
 		else
-			read_all(fd, 0, "memfd", 0);
+			read_all(memfd, 0, "memfd", 0, o);
 		short_off_all();
 	}
 }
@@ -374,42 +427,34 @@ static void from_memfd(const uint8_t *data, size_t size, int kernel)
  */
 static void from_pipe(const uint8_t *data, size_t size, int short_reads)
 {
+	/* the short-read passes' fd: a pipe with no writer, made once */
+	static int spipe = -1;
 	int pfd[2];
 
+	if (short_reads) {
+		if (spipe < 0) {
+			if (pipe(pfd) < 0)
+				abort();
+			close(pfd[1]);
+			spipe = pfd[0];
+		}
+		short_from_memory(spipe, data, size, 1);
+		read_all(spipe, 1, "pipe", 0, NULL);
+		short_off_all();
+		return;
+	}
+	if (size > 65536)
+		return;
 	if (pipe(pfd) < 0)
 		abort();
-	if (short_reads) {
+	if (write_all(pfd[1], data, size) == 0) {
 		close(pfd[1]);
 		pfd[1] = -1;
-		short_from_memory(pfd[0], data, size, 1);
-		read_all(pfd[0], 1, "pipe", 0);
-		short_off_all();
-	} else if (size <= 65536) {
-		if (write_all(pfd[1], data, size) == 0) {
-			close(pfd[1]);
-			pfd[1] = -1;
-			read_all(pfd[0], 1, "pipe", 1);
-		}
+		read_all(pfd[0], 1, "pipe", 1, NULL);
 	}
 	close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
-}
-
-/* What a reader returned: its records (hashed) and how it ended. */
-struct outcome {
-	int open_err, err;
-	uint64_t n, hash, diag_offset;
-	char msg[512];
-};
-
-/* The harness's own work: not instrumented, as short_copy. */
-FUZZ_NO_COV static void hash_in(uint64_t *h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		*h = (*h ^ b[i]) * 0x100000001b3ull;
 }
 
 static void outcome_of(int fd, size_t window, struct outcome *o)
@@ -418,6 +463,7 @@ static void outcome_of(int fd, size_t window, struct outcome *o)
 	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	struct perfring_perfdata *pd = NULL;
 	struct perfring_diag diag;
+	int err;
 
 	memset(o, 0, sizeof(*o));
 	memset(&diag, 0, sizeof(diag));
@@ -425,33 +471,24 @@ static void outcome_of(int fd, size_t window, struct outcome *o)
 	o->open_err = perfring_perfdata_open_fd(fd, &opts, &diag, &pd);
 	if (o->open_err)
 		return;
-	while ((o->err = perfring_perfdata_next(pd, &rec, &diag)) == 1) {
-		hash_in(&o->hash, &rec.offset, sizeof(rec.offset));
-		hash_in(&o->hash, &rec.flags, sizeof(rec.flags));
-		hash_in(&o->hash, &rec.attr_idx, sizeof(rec.attr_idx));
-		hash_in(&o->hash, &rec.extra_size, sizeof(rec.extra_size));
-		hash_in(&o->hash, rec.header, rec.size);
-		o->n++;
-	}
-	if (o->err < 0) {
-		snprintf(o->msg, sizeof(o->msg), "%s", diag.msg);
-		o->diag_offset = diag.has_offset ? diag.offset : UINT64_MAX;
-	}
+	while ((err = perfring_perfdata_next(pd, &rec, &diag)) == 1)
+		outcome_add(o, &rec);
+	outcome_end(o, err, &diag);
 	perfring_perfdata_close(pd);
 }
 
 /*
  * A file-mode perf.data larger than the reader's window is mapped instead
- * of read (lib/perfdata.c).  The input followed by 132 KiB of zeros, read
- * with the smallest window, is mapped; when the header puts the whole data
- * section inside the input, the records and how they end must be those of
- * the input read as it is.  (With data_size 0 the reader reads to the end
- * of the file, zeros included; byte-swapped files are never mapped.)
+ * of read (lib/perfdata.c).  The input in the memfd followed by 132 KiB of
+ * zeros, read with the smallest window, is mapped; when the header puts
+ * the whole data section inside the input, the records and how they end
+ * must be those the short-read pass got (a: the input as it is, in the
+ * memfd).  (With data_size 0 the reader reads to the end of the file,
+ * zeros included; byte-swapped files are never mapped.)
  */
-static void mapped_vs_read(const uint8_t *data, size_t size)
+static void mapped_vs_read(const uint8_t *data, size_t size, const struct outcome *a)
 {
-	static int fd = -1;
-	struct outcome a, b;
+	struct outcome b;
 	uint64_t hsize, off, dsize;
 
 	if (size < 104 || memcmp(data, "PERFILE2", 8))
@@ -461,35 +498,39 @@ static void mapped_vs_read(const uint8_t *data, size_t size)
 	memcpy(&dsize, data + 48, 8);
 	if (hsize == 16 || dsize == 0 || off > size || dsize > size - off)
 		return;
-	if (fd < 0)
-		fd = make_memfd();
-	if (fd < 0)
-		abort();
 	/* the reader starts at the fd's position (it shares the duplicate's) */
-	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) || write_all(fd, data, size) ||
-	    lseek(fd, 0, SEEK_SET))
+	memfd_holds = 0;
+	if (ftruncate(memfd, (off_t)size + (132 << 10)) || lseek(memfd, 0, SEEK_SET))
 		return;
-	outcome_of(fd, 128 << 10, &a);	/* read: the file fits the window */
-	if (ftruncate(fd, (off_t)size + (132 << 10)) || lseek(fd, 0, SEEK_SET))
-		return;
-	outcome_of(fd, 128 << 10, &b);	/* mapped */
-	if (a.open_err || b.open_err)
+	outcome_of(memfd, 128 << 10, &b);	/* mapped */
+	if (a->open_err || b.open_err)
 		return;			/* the zeros may hold what a feature lacked */
-	if (a.n != b.n || a.hash != b.hash || a.err != b.err || strcmp(a.msg, b.msg) ||
-	    a.diag_offset != b.diag_offset) {
+	if (a->n != b.n || a->hash != b.hash || a->err != b.err || strcmp(a->msg, b.msg) ||
+	    a->diag_offset != b.diag_offset) {
 		fprintf(stderr, "read: %llu records, %d \"%s\" at %llu\n"
 			"mapped: %llu records, %d \"%s\" at %llu\n",
-			(unsigned long long)a.n, a.err, a.msg, (unsigned long long)a.diag_offset,
+			(unsigned long long)a->n, a->err, a->msg, (unsigned long long)a->diag_offset,
 			(unsigned long long)b.n, b.err, b.msg, (unsigned long long)b.diag_offset);
 		FUZZ_ASSERT(!"a mapped perf.data reads as the same file read");
 	}
+}
+
+/* A pipe-mode header, in either byte order? */
+static int pipe_header(const uint8_t *data, size_t size)
+{
+	static const uint8_t le[16] = "PERFILE2\x10\0\0\0\0\0\0\0";
+	static const uint8_t be[16] = "2ELIFREP\0\0\0\0\0\0\0\x10";
+
+	return size >= 16 && (!memcmp(data, le, 16) || !memcmp(data, be, 16));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* the chunk size of the short reads: 1..97 bytes, from the input */
 	size_t chunk = size ? 1 + data[size - 1] % 97u : 1;
+	struct outcome o;
 
+	memfd_holds = 0;
 	/*
 	 * File mode with whole reads: through the kernel for small inputs,
 	 * served from memory for the others.  Every feature section is one
@@ -498,12 +539,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * bytes served from memory from a regular file's.
 	 */
 	short_chunk = SIZE_MAX;
-	from_memfd(data, size, size <= 1024);
+	from_memfd(data, size, size <= 1024, NULL);
 	from_pipe(data, size, 0);
 	short_chunk = chunk;
 	from_pipe(data, size, 1);
-	from_memfd(data, size, 0);
+	/*
+	 * Short reads from the memfd, whose result the mapped read must give
+	 * again.  A pipe-mode stream is read with read(2) whatever the fd,
+	 * so for one the short reads from the pipe above are the same pass.
+	 */
+	if (!pipe_header(data, size)) {
+		from_memfd(data, size, 0, &o);
+		short_chunk = SIZE_MAX;
+		mapped_vs_read(data, size, &o);
+	}
 	short_chunk = SIZE_MAX;
-	mapped_vs_read(data, size);
 	return 0;
 }
