@@ -119,10 +119,13 @@ static void put_bits(GString *out, uint64_t v, const char *(*name)(unsigned))
 			g_string_append_c(out, ',');
 		first = false;
 		n = name(b);
-		if (n)
-			g_string_append_printf(out, "\"%s\"", n);
-		else
-			g_string_append_printf(out, "%" PRIu64, (uint64_t)1 << b);
+		if (n) {
+			g_string_append_c(out, '"');
+			g_string_append(out, n);
+			g_string_append_c(out, '"');
+		} else {
+			append_dec(out, (uint64_t)1 << b);
+		}
 	}
 	g_string_append_c(out, ']');
 }
@@ -130,9 +133,11 @@ static void put_bits(GString *out, uint64_t v, const char *(*name)(unsigned))
 void jc_encode_attr(GString *out, const struct perfring_attr *a,
 		    const uint64_t *ids, size_t nr_ids, const char *name)
 {
-	g_string_append_printf(out, "{\"type\":\"ATTR\",\"attr\":{\"type\":%" PRIu32
-			       ",\"size\":%" PRIu32 ",\"config\":%" PRIu64,
-			       a->type, a->size, a->config);
+	/* by hand too: an ATTR line was a dozen formats */
+	g_string_append(out, "{\"type\":\"ATTR\",\"attr\":{\"type\":");
+	append_dec(out, a->type);
+	put_u64(out, "size", a->size);
+	put_u64(out, "config", a->config);
 	put_u64(out, a->flags & PERFRING_ATTR_FREQ ? "sample_freq" : "sample_period",
 		a->sample_period);
 	g_string_append(out, ",\"sample_type\":");
@@ -140,8 +145,10 @@ void jc_encode_attr(GString *out, const struct perfring_attr *a,
 	g_string_append(out, ",\"read_format\":");
 	put_bits(out, a->read_format, perfring_format_bit_name);
 	for (unsigned b = 0; b < 38; b++)
-		if (jc_flag_names[b] && (a->flags & (1ull << b)))
-			g_string_append_printf(out, ",\"%s\":true", jc_flag_names[b]);
+		if (jc_flag_names[b] && (a->flags & (1ull << b))) {
+			append_key(out, jc_flag_names[b]);
+			g_string_append_len(out, "true", 4);
+		}
 	if (a->flags & PERFRING_ATTR_PRECISE_IP_MASK)
 		put_u64(out, "precise_ip", (a->flags & PERFRING_ATTR_PRECISE_IP_MASK) >>
 			PERFRING_ATTR_PRECISE_IP_SHIFT);
@@ -154,14 +161,16 @@ void jc_encode_attr(GString *out, const struct perfring_attr *a,
 		if (!v)
 			continue;
 		if (f->is_signed)
-			g_string_append_printf(out, ",\"%s\":%" PRId32, jc_field_name(a, f),
-					       (int32_t)(uint32_t)v);
+			put_pid(out, jc_field_name(a, f), (uint32_t)v);
 		else
 			put_u64(out, jc_field_name(a, f), v);
 	}
 	g_string_append(out, "},\"ids\":[");
-	for (size_t i = 0; i < nr_ids; i++)
-		g_string_append_printf(out, "%s%" PRIu64, i ? "," : "", ids[i]);
+	for (size_t i = 0; i < nr_ids; i++) {
+		if (i)
+			g_string_append_c(out, ',');
+		append_dec(out, ids[i]);
+	}
 	g_string_append_c(out, ']');
 	if (name && *name) {
 		g_string_append(out, ",\"name\":");

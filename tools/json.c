@@ -24,6 +24,7 @@
 #include <glib.h>
 
 #include "json.h"
+#include "num-fmt.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define JC_ASAN 1
@@ -77,16 +78,22 @@ struct parser {
 static void perr(struct parser *ps, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void perr(struct parser *ps, const char *fmt, ...)
 {
+	char col[NUM_DEC_MAX];
+	const char *d = num_dec(col, (uint64_t)(ps->p - ps->start) + 1);
+	GString *e;
 	va_list ap;
-	char *m;
 
 	if (ps->err)
 		return;
+	/* one format, not two: most fuzz inputs end here */
+	e = g_string_sized_new(64);
+	g_string_append(e, "at column ");
+	g_string_append_len(e, d, (gssize)(col + NUM_DEC_MAX - d));
+	g_string_append(e, ": ");
 	va_start(ap, fmt);
-	m = g_strdup_vprintf(fmt, ap);
+	g_string_append_vprintf(e, fmt, ap);
 	va_end(ap);
-	ps->err = g_strdup_printf("at column %zu: %s", (size_t)(ps->p - ps->start) + 1, m);
-	g_free(m);
+	ps->err = g_string_free(e, FALSE);
 }
 
 /*
