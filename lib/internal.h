@@ -78,6 +78,16 @@ static inline unsigned pr_popcount64(uint64_t v)
 #endif
 }
 
+/* Copy src into dst[size] (size > 0), cut to fit, NUL-terminated: what
+ * snprintf(dst, size, "%s", src) does, without the format. */
+static inline void pr_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static inline void pr_put64(void *p, uint64_t v) { memcpy(p, &v, 8); }
 static inline void pr_put32(void *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void pr_put16(void *p, uint16_t v) { memcpy(p, &v, 2); }
