@@ -3,9 +3,10 @@
  * perf.data reader: file mode and pipe mode, every perf version from 3.x on,
  * either byte order, PERF_RECORD_COMPRESSED (zstd), feature sections.
  *
- * The reader streams: it keeps a fixed window of the input (1 MiB by
- * default) and returns records in place, so memory does not grow with the
- * file.  Every size and offset in the input is bounds-checked; a problem
+ * The reader streams: it keeps a window of the input (at most 1 MiB by
+ * default; a pipe-mode stream starts with 4 KiB of it and grows while the
+ * input fills it) and returns records in place, so memory does not grow
+ * with the file.  Every size and offset in the input is bounds-checked; a problem
  * ends the iteration with a negative errno and a diagnostic naming the file
  * and the byte offset.  Records before the damage are returned first.
  *
@@ -60,6 +61,7 @@ struct perfring_perfdata;
 struct perfring_perfdata_opts {
 	size_t sz;		/* sizeof(struct perfring_perfdata_opts) */
 	size_t window;		/* read window in bytes; 0 = 1 MiB, min 128 KiB.
+				 * Pipe mode grows to it from 4 KiB.
 				 * File mode on a regular file larger than
 				 * it: the data section is mapped 8 windows
 				 * at a time instead (not byte-swapped
