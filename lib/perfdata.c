@@ -689,8 +689,8 @@ static int pd_open(int fd, int own, const char *defname,
 	 * The read window: a file smaller than the window is read whole
 	 * with a buffer of its size (a short perf.data, or a fuzz input,
 	 * no longer costs a 1 MiB allocation per open).  Every record lies
-	 * in the file, so it still fits.  Pipe mode: 64 KiB, grown by
-	 * ensure() up to the window.
+	 * in the file, so it still fits.  Pipe mode: PD_PIPE_START, grown
+	 * by ensure() up to the window.
 	 */
 	if (pd->pipe && window > PD_PIPE_START)
 		pd->cap = PD_PIPE_START;
