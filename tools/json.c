@@ -99,7 +99,9 @@ static void perr(struct parser *ps, const char *fmt, ...)
 /*
  * One chunk of the last tree freed is kept for the next (per thread): a
  * malloc per line was a fifth of the arena's cost.  It is poisoned while
- * it waits, so a read through a freed tree is still reported.
+ * it waits, so a read through a freed tree is still reported.  (The tools
+ * parse on their main thread; a thread that parsed and exits leaves its
+ * chunk behind, at most JC_CHUNK_FIRST_MAX bytes.)
  */
 static _Thread_local struct chunk *spare;
 
