@@ -336,26 +336,77 @@ static uint32_t key_hash(const char *k)
 }
 
 /*
- * The index of an object with many members: the decoder looks up each
+ * The index of an object with many members.  The decoder looks up each
  * field it knows (forty for an ATTR line, most of them absent), and a scan
- * of the keys per lookup was a tenth of a decode.
+ * of the keys per lookup was a tenth of a decode.  It is built while the
+ * object is parsed, from its JC_INDEX_MIN-th member on, and it is also how
+ * a duplicate member is found: a scan of the keys before for each key made
+ * an object of n members cost n * n / 2 comparisons.
  */
-static void build_index(struct parser *ps, struct jc_value *v)
+struct key_index {
+	struct jc_slot *slot;		/* NULL: fewer than JC_INDEX_MIN members */
+	uint32_t mask;
+};
+
+/* Put member (its number + 1) of hash h into the index; no duplicate check. */
+static void index_put(struct key_index *ix, uint32_t h, uint32_t member)
 {
-	uint32_t size = 16;
+	uint32_t s = h & ix->mask;
 
-	while (size < 2 * v->len)
-		size *= 2;
-	v->index = arena_alloc(ps, size * sizeof(*v->index));
-	memset(v->index, 0, size * sizeof(*v->index));
-	v->index_mask = size - 1;
-	for (size_t i = 0; i < v->len; i++) {
-		uint32_t s = key_hash(v->keys[i]) & v->index_mask;
+	while (ix->slot[s].member)
+		s = (s + 1) & ix->mask;
+	ix->slot[s].hash = h;
+	ix->slot[s].member = member;
+}
 
-		while (v->index[s])
-			s = (s + 1) & v->index_mask;
-		v->index[s] = (uint32_t)i + 1;
+/* An index of size slots for the n keys of keys (all different). */
+static void index_build(struct parser *ps, struct key_index *ix, uint32_t size,
+			char **keys, size_t n)
+{
+	struct key_index old = *ix;
+
+	ix->slot = arena_alloc(ps, size * sizeof(*ix->slot));
+	memset(ix->slot, 0, size * sizeof(*ix->slot));
+	ix->mask = size - 1;
+	if (old.slot) {
+		for (uint32_t s = 0; s <= old.mask; s++)
+			if (old.slot[s].member)
+				index_put(ix, old.slot[s].hash, old.slot[s].member);
+		return;
 	}
+	for (size_t i = 0; i < n; i++)
+		index_put(ix, key_hash(keys[i]), (uint32_t)i + 1);
+}
+
+/*
+ * Add key, the member after the n of keys, to the object's index (made
+ * once it has JC_INDEX_MIN members, doubled when half full); false if it
+ * is there already.
+ */
+static bool index_add(struct parser *ps, struct key_index *ix, char **keys, size_t n,
+		      const char *key)
+{
+	uint32_t h, s;
+
+	if (!ix->slot) {
+		for (size_t i = 0; i < n; i++)
+			if (keys[i][0] == key[0] && !strcmp(keys[i], key))
+				return false;
+		if (n + 1 < JC_INDEX_MIN)
+			return true;
+		index_build(ps, ix, 16, keys, n);
+	} else if (2 * (n + 1) > (size_t)ix->mask + 1) {
+		if (n >= UINT32_MAX / 4)
+			return true;	/* (never: a line is far shorter) */
+		index_build(ps, ix, 2 * (ix->mask + 1), keys, n);
+	}
+	h = key_hash(key);
+	for (s = h & ix->mask; ix->slot[s].member; s = (s + 1) & ix->mask)
+		if (ix->slot[s].hash == h && !strcmp(keys[ix->slot[s].member - 1], key))
+			return false;
+	ix->slot[s].hash = h;
+	ix->slot[s].member = (uint32_t)n + 1;
+	return true;
 }
 
 struct jc_value *jc_member(const struct jc_value *obj, const char *key, size_t *idx)
@@ -363,10 +414,12 @@ struct jc_value *jc_member(const struct jc_value *obj, const char *key, size_t *
 	size_t i;
 
 	if (obj->index) {
-		for (uint32_t s = key_hash(key) & obj->index_mask; obj->index[s];
+		uint32_t h = key_hash(key);
+
+		for (uint32_t s = h & obj->index_mask; obj->index[s].member;
 		     s = (s + 1) & obj->index_mask) {
-			i = obj->index[s] - 1;
-			if (!strcmp(obj->keys[i], key))
+			i = obj->index[s].member - 1;
+			if (obj->index[s].hash == h && !strcmp(obj->keys[i], key))
 				goto found;
 		}
 		return NULL;
@@ -404,6 +457,7 @@ static bool parse_container(struct parser *ps, int depth, bool obj, struct jc_va
 {
 	size_t base = ps->sp, n;
 	char close = obj ? '}' : ']';
+	struct key_index ix = { NULL, 0 };
 
 	v->kind = obj ? JC_OBJECT : JC_ARRAY;
 	ps->p++;
@@ -427,11 +481,10 @@ static bool parse_container(struct parser *ps, int depth, bool obj, struct jc_va
 			key = parse_string(ps, &klen);
 			if (!key)
 				goto fail;
-			for (size_t i = base; i < ps->sp; i++)
-				if (ps->kstack[i][0] == key[0] && !strcmp(ps->kstack[i], key)) {
-					perr(ps, "duplicate member \"%s\"", key);
-					goto fail;
-				}
+			if (!index_add(ps, &ix, ps->kstack + base, ps->sp - base, key)) {
+				perr(ps, "duplicate member \"%s\"", key);
+				goto fail;
+			}
 			skip_ws(ps);
 			if (ps->p >= ps->end || *ps->p != ':') {
 				perr(ps, "expected ':'");
@@ -466,8 +519,8 @@ done:
 		memcpy(v->keys, ps->kstack + base, n * sizeof(*v->keys));
 		v->used = arena_alloc(ps, n ? n : 1);
 		memset(v->used, 0, n ? n : 1);
-		if (n >= JC_INDEX_MIN && n < UINT32_MAX / 4)
-			build_index(ps, v);
+		v->index = ix.slot;
+		v->index_mask = ix.mask;
 	}
 	ps->sp = base;
 	return true;

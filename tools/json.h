@@ -25,9 +25,14 @@ struct jc_value {
 	struct jc_value **items;	/* ARRAY elements, OBJECT values */
 	char **keys;		/* OBJECT keys */
 	bool *used;		/* OBJECT: member consumed by the decoder */
-	uint32_t *index;	/* OBJECT of JC_INDEX_MIN members or more: open
-				 * addressing by key hash, member number + 1 */
+	struct jc_slot *index;	/* OBJECT of JC_INDEX_MIN members or more:
+				 * open addressing by key hash */
 	uint32_t index_mask;	/* its size - 1 */
+};
+
+/* A slot of an object's index: a key's hash, and its member number + 1 (0: empty). */
+struct jc_slot {
+	uint32_t hash, member;
 };
 
 #define JC_INDEX_MIN 8

@@ -156,6 +156,26 @@ START_TEST(test_parse_members)
 		ck_assert_ptr_null(jc_member(v, "", NULL));
 		ck_assert_ptr_null(jc_member(v, "k", NULL));
 		jc_value_free(v);
+		/*
+		 * A duplicate of the first, a middle or the last member is
+		 * refused where its name ends, and before a syntax error after
+		 * it; the same names in an object inside are not duplicates.
+		 */
+		for (size_t j = 0; n && j < n; j += j + 1 < n ? (n + 2) / 3 : 1) {
+			GString *d = g_string_new_len(s->str, (gssize)s->len - 1);
+			char want[96], *err = NULL;
+
+			g_string_append_printf(d, ",\"in\":%s", s->str);
+			g_string_append_printf(d, ",\"k%zu\"", j);
+			snprintf(want, sizeof(want), "at column %zu: duplicate member \"k%zu\"",
+				 d->len + 1, j);
+			g_string_append(d, ":1,:}");
+			ck_assert_ptr_null(jc_parse(d->str, d->len, &err));
+			ck_assert_msg(err && !strcmp(err, want), "%zu members: got \"%s\", want \"%s\"",
+				      n, err, want);
+			g_free(err);
+			g_string_free(d, TRUE);
+		}
 		g_string_free(s, TRUE);
 	}
 	/* the empty key is a key like another */
