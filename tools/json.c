@@ -185,10 +185,25 @@ void jc_value_free(struct jc_value *v)
 	chunks_free(doc->chunks);
 }
 
+/*
+ * Byte classes: what skip_ws skips, and what ends the plain run of a string
+ * (its closing quote, an escape, a control byte).  One lookup per byte, not
+ * three or four comparisons: most of a line's bytes are in strings.
+ */
+#define JC_WS 1u
+#define JC_STR_END 2u
+static const unsigned char byte_class[256] = {
+	/* 0x00-0x1f: control bytes; \t, \n and \r are also blanks */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 3, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	[' '] = JC_WS,
+	['"'] = JC_STR_END,
+	['\\'] = JC_STR_END,
+};
+
 static void skip_ws(struct parser *ps)
 {
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' ||
-				   *ps->p == '\r'))
+	while (ps->p < ps->end && (byte_class[(unsigned char)*ps->p] & JC_WS))
 		ps->p++;
 }
 
@@ -232,7 +247,7 @@ static char *parse_string(struct parser *ps, size_t *lenp)
 	 * are.  Anything else (an escape, a control byte, no closing quote)
 	 * takes the loop below from the start of the string.
 	 */
-	for (q = ps->p; q < ps->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20; q++)
+	for (q = ps->p; q < ps->end && !(byte_class[(unsigned char)*q] & JC_STR_END); q++)
 		;
 	if (q < ps->end && *q == '"') {
 		char *r = arena_strndup(ps, ps->p, (size_t)(q - ps->p));
