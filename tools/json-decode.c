@@ -529,6 +529,26 @@ uint64_t jc_decoder_nr_records(const struct jc_decoder *d)
 	return d->nr_records;
 }
 
+/*
+ * The bit of a flag name (jc_flag_names), or -1.  An ATTR line's members
+ * are looked up here, a few, rather than each of the 36 names in the line.
+ */
+static int flag_bit(const char *key)
+{
+	static GHashTable *bits;
+
+	if (g_once_init_enter(&bits)) {
+		GHashTable *t = g_hash_table_new(g_str_hash, g_str_equal);
+
+		for (unsigned b = 0; b < 38; b++)
+			if (jc_flag_names[b])
+				g_hash_table_insert(t, (gpointer)jc_flag_names[b],
+						    GUINT_TO_POINTER(b + 1));
+		g_once_init_leave(&bits, t);
+	}
+	return (int)GPOINTER_TO_UINT(g_hash_table_lookup(bits, key)) - 1;
+}
+
 static int decode_attr_line(struct jc_decoder *d, struct dctx *c, struct jc_value *top)
 {
 	struct jc_value *av = get_kind(c, top, NULL, "attr", JC_OBJECT);
@@ -537,7 +557,6 @@ static int decode_attr_line(struct jc_decoder *d, struct dctx *c, struct jc_valu
 	struct jc_event *e;
 	struct perfring_attr *a;
 	uint64_t v;
-	bool b, present;
 
 	if (c->err)
 		return -1;
@@ -554,11 +573,15 @@ static int decode_attr_line(struct jc_decoder *d, struct dctx *c, struct jc_valu
 		a->size = (uint32_t)v;
 	get_uint(c, av, "attr", "config", UINT64_MAX, &a->config);
 	/* flags first: freq and watermark choose names below */
-	for (unsigned bit = 0; bit < 38; bit++) {
-		if (!jc_flag_names[bit])
+	for (size_t i = 0; i < av->len; i++) {
+		int bit = flag_bit(av->keys[i]);
+
+		if (bit < 0)
 			continue;
-		b = false;
-		if (get_bool(c, av, "attr", jc_flag_names[bit], &b, &present) && b)
+		av->used[i] = true;
+		if (av->items[i]->kind != JC_BOOL)
+			derr(c, path(c, "attr", av->keys[i]), "expected true or false");
+		else if (av->items[i]->b)
 			a->flags |= 1ull << bit;
 	}
 	if (get_uint(c, av, "attr", "precise_ip", 3, &v))

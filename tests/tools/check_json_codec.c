@@ -593,8 +593,26 @@ START_TEST(test_errors)
 		   "field \"attr.sample_type\": unknown bit name \"IPX\"");
 	decode_err(d, "{\"type\":\"ATTR\",\"attr\":{\"size\":65}}",
 		   "field \"attr.size\": must be 0 or a multiple of 8 from 64");
+	decode_err(d, "{\"type\":\"ATTR\",\"attr\":{\"disabled\":true,\"freq\":1}}",
+		   "field \"attr.freq\": expected true or false");
 	decode_err(d, "[1]", "expected one JSON object per line");
 	ck_assert_uint_eq(jc_decoder_nr_events(d), 1);
+	/* flags by name, among other members, false ones left out */
+	{
+		const char *l = "{\"type\":\"ATTR\",\"attr\":{\"type\":1,\"exclude_kernel\":true,"
+				"\"config\":9,\"inherit\":false,\"disabled\":true,\"freq\":true,"
+				"\"sample_freq\":99}}";
+		unsigned char buf[8];
+		size_t out = 0;
+		char *err = NULL;
+
+		ck_assert_int_eq(jc_decode_line(d, l, strlen(l), buf, &out, &err), JC_LINE_ATTR);
+		ck_assert_ptr_null(err);
+		ck_assert_uint_eq(jc_decoder_event(d, 1)->attr.flags,
+				  PERFRING_ATTR_DISABLED | PERFRING_ATTR_EXCLUDE_KERNEL |
+				  PERFRING_ATTR_FREQ);
+		ck_assert_uint_eq(jc_decoder_event(d, 1)->attr.config, 9);
+	}
 	jc_decoder_free(d);
 }
 END_TEST
