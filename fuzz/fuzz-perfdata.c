@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,28 +38,30 @@
 #include "fuzz.h"
 
 /*
- * Short reads: while short_fd is set, read(2) and pread(2) on it return at
- * most short_chunk bytes, as a pipe fed by a slow writer does.  These
- * definitions interpose on the library's calls (it is a shared library);
- * everything else (libFuzzer, stdio) reads through other entry points.
+ * Reads served from memory: while short_fd is set, read(2) and pread(2)
+ * on it, and on the duplicate the reader makes of it (short_dup: it reads
+ * from its own fd), copy the input from memory (short_src, short_len;
+ * short_off is the shared file position), at most short_chunk bytes per
+ * call, as a pipe fed by a slow writer gives.  These definitions interpose
+ * on the library's calls (it is a shared library); everything else
+ * (libFuzzer, stdio) reads through other entry points.
  *
- * The short-read passes serve the bytes from the input in memory (short_src,
- * short_len; short_off is the file position), not through the kernel: with
- * chunks of 1..97 bytes a real fd took one system call per chunk, thousands
- * per input, and that was most of an execution.  The fd itself is real (a
- * pipe, or the memfd holding the same bytes), so fstat and lseek answer as
- * for the real thing; the file position of the memfd stays 0, where the
- * emulated one starts.  Reads on a pipe fd give ESPIPE to pread, as the
- * kernel does.  One pass per input still reads through the kernel (memfd,
- * whole reads) and one through a real pipe when the input fits in it.
+ * Not through the kernel: with chunks of 1..97 bytes a real fd took one
+ * system call per chunk, thousands per input, and that was most of an
+ * execution.  The fd itself is real (a pipe, or the memfd of the input's
+ * size), so fstat and lseek answer as for the real thing; the file
+ * position of the memfd stays 0, where the emulated one starts.  pread on
+ * a pipe gives ESPIPE, as the kernel does.  Whole reads of small inputs go
+ * through the kernel (see LLVMFuzzerTestOneInput).
  */
-static int short_fd = -1, short_is_pipe;
+static int short_fd = -1, short_dup = -1, short_is_pipe;
 static size_t short_chunk = SIZE_MAX;
 static const uint8_t *short_src;
-static size_t short_len, short_off;
+static size_t short_len, short_off, short_calls;
 
 __attribute__((visibility("default"))) ssize_t read(int fd, void *buf, size_t n);
 __attribute__((visibility("default"))) ssize_t pread(int fd, void *buf, size_t n, off_t off);
+__attribute__((visibility("default"))) int fcntl(int fd, int cmd, ...);
 
 /* Not instrumented for coverage: called once per chunk, thousands of times. */
 #if defined(__clang__)
@@ -79,22 +82,28 @@ FUZZ_NO_COV static ssize_t short_copy(void *buf, size_t n, size_t off)
 	return (ssize_t)n;
 }
 
+/* fd is the one served from memory, or the reader's duplicate of it? */
+FUZZ_NO_COV static int served(int fd)
+{
+	return short_src && fd >= 0 && (fd == short_fd || fd == short_dup);
+}
+
 FUZZ_NO_COV ssize_t read(int fd, void *buf, size_t n)
 {
-	if (fd == short_fd && short_src) {
+	if (served(fd)) {
 		ssize_t k = short_copy(buf, n, short_off);
 
+		short_calls++;
 		short_off += (size_t)k;
 		return k;
 	}
-	if (fd == short_fd && n > short_chunk)
-		n = short_chunk;
 	return syscall(SYS_read, fd, buf, n);
 }
 
 FUZZ_NO_COV ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	if (fd == short_fd && short_src) {
+	if (served(fd)) {
+		short_calls++;
 		if (short_is_pipe) {
 			errno = ESPIPE;
 			return -1;
@@ -105,9 +114,23 @@ FUZZ_NO_COV ssize_t pread(int fd, void *buf, size_t n, off_t off)
 		}
 		return short_copy(buf, n, (size_t)off);
 	}
-	if (fd == short_fd && n > short_chunk)
-		n = short_chunk;
 	return syscall(SYS_pread64, fd, buf, n, off);
+}
+
+/* As the C library's (the third argument read as glibc does); notes short_dup. */
+FUZZ_NO_COV int fcntl(int fd, int cmd, ...)
+{
+	unsigned long arg;
+	va_list ap;
+	long r;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	r = syscall(SYS_fcntl, fd, cmd, arg);
+	if (r >= 0 && fd == short_fd && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		short_dup = (int)r;
+	return (int)r;
 }
 
 /* Serve reads of fd from data[0, size) in chunks of short_chunk bytes. */
@@ -118,11 +141,15 @@ static void short_from_memory(int fd, const uint8_t *data, size_t size, int is_p
 	short_src = data;
 	short_len = size;
 	short_off = 0;
+	short_calls = 0;
 }
 
+/* The reads were served: the reader reads the first 16 bytes of any input. */
 static void short_off_all(void)
 {
+	FUZZ_ASSERT(!short_src || short_len < 16 || short_calls > 0);
 	short_fd = -1;
+	short_dup = -1;
 	short_src = NULL;
 }
 
