@@ -2,25 +2,24 @@
 /*
  * Fuzz target: the perf.data reader (lib/perfdata*.c), file and pipe mode.
  *
- * Input: the bytes of a perf.data file, as is.  They are read:
- * - from a memfd (seekable: file mode, or pipe-mode data in a regular
- *   file; inputs over 1 KiB served from memory, see below), through the
- *   sources API and the validator;
- * - when they fit in a pipe's buffer (64 KiB), from a real pipe (pipe
- *   mode; file-mode data must then be refused with -ESPIPE);
- * - from a pipe with short reads of 1..97 bytes (the last input byte picks
- *   the size), as a slow writer gives;
- * - unless they are a pipe-mode stream (read with read(2) whatever the fd,
- *   so the pass above), from the memfd again with short preads; and then,
- *   padded past the read window, mapped (mapped_vs_read).
- * The short reads are served from memory.  Every record is read (SAMPLE
- * records are also run through perfring_sample_decode with the attr the
- * reader resolved), every attr is looked at, and every feature is loaded,
- * and in the whole-read passes formatted, before and after the records.
+ * Input: the bytes of a perf.data file, as is.  The last byte picks how
+ * they are read (see LLVMFuzzerTestOneInput): in short reads of 1..97
+ * bytes, as a slow writer gives, or whole; and a pipe-mode stream from a
+ * memfd or from a pipe.  File-mode data is read:
+ * - from a memfd (seekable), through the sources API and the validator;
+ * - from a pipe, which must refuse it with -ESPIPE;
+ * - and, padded past the read window, mapped (mapped_vs_read), which must
+ *   give what the memfd gave.
+ * Short reads and the reads of larger inputs are served from memory (see
+ * below); a whole read of a small input goes through the kernel (a real
+ * pipe, or the memfd).  Every record is read (SAMPLE records are also run
+ * through perfring_sample_decode with the attr the reader resolved), every
+ * attr is looked at, and every feature is loaded and formatted, before and
+ * after the records.
  * Checked: no memory error or leak; record sizes are 8..65535 and the
  * whole record is readable; errors are the documented ones, sticky, with a
  * NUL-terminated diagnostic; feature_format keeps snprintf semantics; and
- * the mapped read gives the records and the error of the short reads.
+ * the mapped read gives the records and the error of the memfd read.
  */
 #include "config.h"
 
@@ -178,10 +177,11 @@ static int make_memfd(void)
 	}
 }
 
-static int write_all(int fd, const uint8_t *d, size_t n)
+/* Write d[0, n) to fd at off, or (off < 0) at its file position. */
+static int write_all(int fd, const uint8_t *d, size_t n, off_t off)
 {
 	while (n) {
-		ssize_t w = write(fd, d, n);
+		ssize_t w = off < 0 ? write(fd, d, n) : pwrite(fd, d, n, off);
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -190,16 +190,26 @@ static int write_all(int fd, const uint8_t *d, size_t n)
 		}
 		d += w;
 		n -= (size_t)w;
+		if (off >= 0)
+			off += w;
 	}
 	return 0;
 }
 
-/* Load every feature; with format, also format it (see read_all). */
-static void check_features(struct perfring_perfdata *pd, int format)
+/* The way this input is read (see LLVMFuzzerTestOneInput). */
+static uint64_t way;
+
+/*
+ * Before the records (after 0): load and format every feature.  After
+ * them: load one, which the way picks.  Reading records must not change
+ * what a feature load gives, and formatting again (three calls per
+ * feature) or loading all again was a third of an execution.
+ */
+static void check_features(struct perfring_perfdata *pd, int after)
 {
 	size_t nf = perfring_perfdata_nr_features(pd);
 
-	for (size_t i = 0; i < nf; i++) {
+	for (size_t i = after && nf ? (way >> 16) % nf : 0; i < nf; i++) {
 		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 		struct perfring_diag diag;
 		char small[16], *big;
@@ -211,9 +221,7 @@ static void check_features(struct perfring_perfdata *pd, int format)
 			FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
 				    err == -EFBIG);
 			FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
-			continue;
-		}
-		if (f.size) {
+		} else if (f.size) {
 			const volatile uint8_t *b = f.data;
 			uint8_t x = 0;
 
@@ -222,7 +230,9 @@ static void check_features(struct perfring_perfdata *pd, int format)
 			x ^= b[f.size - 1];	/* ASan: the whole payload is there */
 			(void)x;
 		}
-		if (!format)
+		if (after)
+			break;
+		if (err)
 			continue;
 		(void)perfring_perfdata_feature_name(f.id);
 		need = perfring_perfdata_feature_format(pd, &f, NULL, 0);
@@ -265,44 +275,6 @@ static void check_attrs(const struct perfring_perfdata *pd)
 	FUZZ_ASSERT(perfring_perfdata_attr(pd, na, NULL, NULL, NULL, NULL) == -ENOENT);
 }
 
-/*
- * The same through the sources API (probe, then the perf.data reader or a
- * ring), every record also through the validator with its attr.
- */
-static void read_source(int fd)
-{
-	PERFRING_SOURCE_OPTS(opts, .name = "source");
-	struct perfring_source_record rec = { .sz = sizeof(rec) };
-	struct perfring_source *s = NULL;
-	struct perfring_diag diag;
-	int err;
-
-	memset(&diag, 0, sizeof(diag));
-	err = perfring_source_open_fd(fd, &opts, &diag, &s);
-	if (err) {
-		FUZZ_ASSERT(err < 0 && s == NULL);
-		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
-		FUZZ_ASSERT(strcmp(diag.file, "source") == 0);
-		return;
-	}
-	if (perfring_source_perfdata(s)) {
-		check_attrs(perfring_source_perfdata(s));
-		check_features(perfring_source_perfdata(s), 1);
-	}
-	while ((err = perfring_source_next(s, &rec, &diag)) == 1) {
-		FUZZ_ASSERT(rec.size == rec.hdr->size && rec.type == rec.hdr->type);
-		FUZZ_ASSERT(rec.event < (int)perfring_source_nr_events(s));
-		FUZZ_ASSERT((rec.event < 0) == (rec.attr == NULL));
-		(void)perfring_record_validate(NULL, rec.attr, rec.hdr, rec.size, rec.offset,
-					       &diag);
-	}
-	if (err < 0) {
-		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
-		FUZZ_ASSERT(perfring_source_next(s, &rec, NULL) == err);
-	}
-	perfring_source_close(s);
-}
-
 /* What a reader returned: its records (hashed) and how it ended. */
 struct outcome {
 	int open_err, err;
@@ -310,23 +282,40 @@ struct outcome {
 	char msg[512];
 };
 
-/* The harness's own work: not instrumented, as short_copy. */
+/* The harness's own work: not instrumented, as short_copy; by words. */
 FUZZ_NO_COV static void hash_in(uint64_t *h, const void *p, size_t n)
 {
 	const uint8_t *b = p;
+	uint64_t w;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, b + i, 8);
+		*h = (*h ^ w) * 0xff51afd7ed558ccdull;
+		*h ^= *h >> 32;
+	}
+	for (; i < n; i++)
 		*h = (*h ^ b[i]) * 0x100000001b3ull;
 }
 
-/* Count a record into o. */
-static void outcome_add(struct outcome *o, const struct perfring_perfdata_record *rec)
+static void outcome_start(struct outcome *o)
 {
-	hash_in(&o->hash, &rec->offset, sizeof(rec->offset));
-	hash_in(&o->hash, &rec->flags, sizeof(rec->flags));
-	hash_in(&o->hash, &rec->attr_idx, sizeof(rec->attr_idx));
-	hash_in(&o->hash, &rec->extra_size, sizeof(rec->extra_size));
-	hash_in(&o->hash, rec->header, rec->size);
+	memset(o, 0, sizeof(*o));
+	o->hash = 0xcbf29ce484222325ull;
+}
+
+/*
+ * Count a record into o: what the sources API and the perf.data reader
+ * both give of it (a source record's flags are the source's own).
+ */
+static void outcome_add(struct outcome *o, const struct perfring_event_header *hdr,
+			uint64_t offset, uint64_t inner_offset, uint64_t extra_size, int attr_idx)
+{
+	hash_in(&o->hash, &offset, sizeof(offset));
+	hash_in(&o->hash, &inner_offset, sizeof(inner_offset));
+	hash_in(&o->hash, &extra_size, sizeof(extra_size));
+	hash_in(&o->hash, &attr_idx, sizeof(attr_idx));
+	hash_in(&o->hash, hdr, hdr->size);
 	o->n++;
 }
 
@@ -339,16 +328,102 @@ static void outcome_end(struct outcome *o, int err, const struct perfring_diag *
 	}
 }
 
-/*
- * Read every record and look at every attr and feature, before and after
- * the records.  The features are formatted only with format: the short-read
- * passes get the same bytes as the whole-read ones, and formatting them
- * again (three calls per feature, twice per pass) was a third of an
- * execution.  With o, also what it returned (see mapped_vs_read).
- */
-static void read_all(int fd, int piped, const char *what, int format, struct outcome *o)
+/* Look at a record the reader gave: all of it is there; decode a SAMPLE. */
+static void check_record(const struct perfring_event_header *hdr, uint32_t type,
+			 const struct perfring_attr *attr)
 {
-	PERFRING_PERFDATA_OPTS(opts, .name = what);
+	const volatile uint8_t *b = (const uint8_t *)hdr;
+	uint16_t sz = hdr->size;
+	uint8_t x = 0;
+
+	FUZZ_ASSERT(sz >= 8);
+	FUZZ_ASSERT(type == hdr->type);
+	x ^= b[0];
+	x ^= b[sz - 1];		/* ASan: the whole record is there */
+	(void)x;
+	if (type == 9 && attr) {
+		struct perfring_sample smp;
+
+		(void)perfring_sample_decode(attr, hdr, sz, &smp, NULL);
+	}
+}
+
+/* How a read of a perf.data ended: err from next(), count records. */
+static void check_end(struct perfring_perfdata *pd, int err, const struct perfring_diag *diag,
+		      uint64_t count)
+{
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
+	const struct perfring_perfdata_stats *st = perfring_perfdata_get_stats(pd);
+
+	if (err < 0) {
+		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
+			    err == -ENOTSUP || err == -EFBIG);
+		FUZZ_ASSERT(memchr(diag->msg, '\0', sizeof(diag->msg)) != NULL);
+		/* errors are sticky */
+		FUZZ_ASSERT(perfring_perfdata_next(pd, &rec, NULL) == err);
+	} else {
+		/* the end stays the end */
+		FUZZ_ASSERT(perfring_perfdata_next(pd, &rec, NULL) == 0);
+	}
+	FUZZ_ASSERT(st != NULL && st->total >= count);
+	check_attrs(pd);
+	check_features(pd, 1);
+}
+
+/*
+ * Read the input from a seekable fd through the sources API (probe, then
+ * the perf.data reader), every record also through the validator with its
+ * attr; look at every attr and feature before and after the records.  What
+ * it read goes to o (see mapped_vs_read).
+ */
+static void read_source(int fd, struct outcome *o)
+{
+	PERFRING_SOURCE_OPTS(opts, .name = "source");
+	struct perfring_source_record rec = { .sz = sizeof(rec) };
+	struct perfring_source *s = NULL;
+	struct perfring_perfdata *pd;
+	struct perfring_diag diag;
+	int err;
+
+	memset(&diag, 0, sizeof(diag));
+	outcome_start(o);
+	err = perfring_source_open_fd(fd, &opts, &diag, &s);
+	o->open_err = err;
+	if (err) {
+		FUZZ_ASSERT(err < 0 && s == NULL);
+		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
+		FUZZ_ASSERT(strcmp(diag.file, "source") == 0);
+		return;
+	}
+	pd = perfring_source_perfdata(s);
+	if (pd) {
+		check_attrs(pd);
+		check_features(pd, 0);
+	}
+	while ((err = perfring_source_next(s, &rec, &diag)) == 1) {
+		FUZZ_ASSERT(rec.size == rec.hdr->size);
+		FUZZ_ASSERT(rec.event < (int)perfring_source_nr_events(s));
+		FUZZ_ASSERT((rec.event < 0) == (rec.attr == NULL));
+		check_record(rec.hdr, rec.type, rec.attr);
+		(void)perfring_record_validate(NULL, rec.attr, rec.hdr, rec.size, rec.offset,
+					       &diag);
+		outcome_add(o, rec.hdr, rec.offset, rec.inner_offset, rec.extra_size, rec.event);
+	}
+	outcome_end(o, err, &diag);
+	if (pd)
+		check_end(pd, err, &diag, o->n);
+	else if (err < 0)
+		FUZZ_ASSERT(perfring_source_next(s, &rec, NULL) == err);
+	perfring_source_close(s);
+}
+
+/*
+ * Read the input from a pipe through the perf.data reader: every record,
+ * and every attr and feature before and after the records.
+ */
+static void read_pipe(int fd)
+{
+	PERFRING_PERFDATA_OPTS(opts, .name = "pipe");
 	struct perfring_perfdata *pd = NULL;
 	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
 	struct perfring_diag diag;
@@ -356,76 +431,47 @@ static void read_all(int fd, int piped, const char *what, int format, struct out
 	int err;
 
 	memset(&diag, 0, sizeof(diag));
-	if (o) {
-		memset(o, 0, sizeof(*o));
-		o->hash = 0xcbf29ce484222325ull;
-	}
 	err = perfring_perfdata_open_fd(fd, &opts, &diag, &pd);
-	if (o)
-		o->open_err = err;
 	if (err) {
 		FUZZ_ASSERT(pd == NULL);
-		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
-			    (piped && err == -ESPIPE));
+		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM || err == -ESPIPE);
 		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
 		return;
 	}
 	FUZZ_ASSERT(perfring_perfdata_header(pd) != NULL);
-	if (piped)
-		FUZZ_ASSERT(perfring_perfdata_is_pipe(pd) == 1);
+	FUZZ_ASSERT(perfring_perfdata_is_pipe(pd) == 1);
 	check_attrs(pd);
-	if (format)
-		check_features(pd, 1);	/* the light passes load them once, after */
+	check_features(pd, 0);
 	while ((err = perfring_perfdata_next(pd, &rec, &diag)) == 1) {
-		const volatile uint8_t *b = (const uint8_t *)rec.header;
-		uint16_t sz = rec.header->size;
-		uint8_t x = 0;
-
-		FUZZ_ASSERT(sz >= 8);
-		FUZZ_ASSERT(rec.type == rec.header->type);
-		x ^= b[0];
-		x ^= b[sz - 1];		/* ASan: the whole record is there */
-		(void)x;
-		if (rec.type == 9 && rec.attr) {
-			struct perfring_sample s;
-
-			(void)perfring_sample_decode(rec.attr, rec.header, sz, &s, NULL);
-		}
-		if (o)
-			outcome_add(o, &rec);
+		check_record(rec.header, rec.type, rec.attr);
 		count++;
 	}
-	if (o)
-		outcome_end(o, err, &diag);
-	if (err < 0) {
-		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||
-			    err == -ENOTSUP || err == -EFBIG);
-		FUZZ_ASSERT(memchr(diag.msg, '\0', sizeof(diag.msg)) != NULL);
-		/* errors are sticky */
-		FUZZ_ASSERT(perfring_perfdata_next(pd, &rec, NULL) == err);
-	} else {
-		/* the end stays the end */
-		FUZZ_ASSERT(perfring_perfdata_next(pd, &rec, NULL) == 0);
-	}
-	{
-		const struct perfring_perfdata_stats *st = perfring_perfdata_get_stats(pd);
-
-		FUZZ_ASSERT(st != NULL && st->total >= count);
-	}
-	check_attrs(pd);
-	check_features(pd, format);
+	check_end(pd, err, &diag, count);
 	perfring_perfdata_close(pd);
 }
 
-/* One memfd for every input, emptied and refilled: no open per input.
- * memfd_holds: it holds this input (filled once per input). */
-static int memfd = -1, memfd_holds;
+/*
+ * One memfd for every input, resized and refilled: no open per input.  Its
+ * file position stays 0 between reads (the reader starts there).
+ */
+static int memfd = -1;
+static size_t memfd_size;	/* its size (SIZE_MAX: not known) */
+
+/* The memfd holds data[0, size) and, with pad, pad zero bytes after. */
+static int memfd_fill(const uint8_t *data, size_t size, size_t pad)
+{
+	memfd_size = SIZE_MAX;
+	return ftruncate(memfd, (off_t)size) == 0 && write_all(memfd, data, size, 0) == 0 &&
+	       (!pad || ftruncate(memfd, (off_t)(size + pad)) == 0);
+}
 
 /*
- * Read the input from the memfd: through the kernel (kernel), or with the
- * reads served from memory, in chunks of at most short_chunk bytes (the
- * memfd still answers fstat and lseek).  The whole-read pass goes through
- * the sources API; a short-read pass gives what it read in o.
+ * Read the input from the memfd (read_source): through the kernel (with
+ * kernel), else with the reads served from memory in chunks of at most
+ * short_chunk bytes (the memfd still answers fstat and lseek).  Every
+ * feature section is one pread, and with many features those system calls
+ * were most of an execution; the reader cannot tell the bytes served from
+ * memory from a regular file's.
  */
 static void from_memfd(const uint8_t *data, size_t size, int kernel, struct outcome *o)
 {
@@ -433,32 +479,53 @@ static void from_memfd(const uint8_t *data, size_t size, int kernel, struct outc
 		memfd = make_memfd();
 	if (memfd < 0)
 		abort();
-	if (!memfd_holds)
-		memfd_holds = ftruncate(memfd, 0) == 0 && lseek(memfd, 0, SEEK_SET) == 0 &&
-			      write_all(memfd, data, size) == 0;
-	if (memfd_holds && lseek(memfd, 0, SEEK_SET) == 0) {
-		if (!kernel)
+	outcome_start(o);
+	o->open_err = -EIO;
+	if (!kernel) {
+		/*
+		 * The reads are served from memory: the size is all the memfd
+		 * needs, but for an input the reader would map (larger than
+		 * its window, 1 MiB; never a fuzz input, maybe a replayed one).
+		 */
+		int ok = size > (512u << 10) ? memfd_fill(data, size, 0) :
+			 memfd_size == size || ftruncate(memfd, (off_t)size) == 0;
+
+		if (ok) {
+			if (size <= (512u << 10))
+				memfd_size = size;
 			short_from_memory(memfd, data, size, 0);
-		if (short_chunk == SIZE_MAX)
-			read_source(memfd);
-		else
-			read_all(memfd, 0, "memfd", 0, o);
-		short_off_all();
+			read_source(memfd, o);
+			short_off_all();
+		}
+	} else if (memfd_fill(data, size, 0)) {
+		read_source(memfd, o);
+		if (lseek(memfd, 0, SEEK_SET))
+			abort();
 	}
 }
 
-/*
- * Read the input from a pipe: a real one (whole reads, when the input fits
- * in the pipe's buffer), or (short_reads) one whose reads are served from
- * memory in short chunks, whatever the size.
- */
-static void from_pipe(const uint8_t *data, size_t size, int short_reads)
+/* A pipe-mode header, in either byte order? */
+static int pipe_header(const uint8_t *data, size_t size)
 {
-	/* the short-read passes' fd: a pipe with no writer, made once */
+	static const uint8_t le[16] = "PERFILE2\x10\0\0\0\0\0\0\0";
+	static const uint8_t be[16] = "2ELIFREP\0\0\0\0\0\0\0\x10";
+
+	return size >= 16 && (!memcmp(data, le, 16) || !memcmp(data, be, 16));
+}
+
+/*
+ * Read the input from a pipe (read_pipe): a real one (with kernel, when a
+ * pipe-mode stream fits in the pipe's buffer), else one whose reads are
+ * served from memory in chunks of at most short_chunk bytes.
+ */
+static void from_pipe(const uint8_t *data, size_t size, int kernel)
+{
+	/* for the reads served from memory: a pipe with no writer, made once */
 	static int spipe = -1;
 	int pfd[2];
 
-	if (short_reads) {
+	/* (file-mode data is refused after its first 16 bytes) */
+	if (!kernel || size > 65536 || !pipe_header(data, size)) {
 		if (spipe < 0) {
 			if (pipe(pfd) < 0)
 				abort();
@@ -466,18 +533,16 @@ static void from_pipe(const uint8_t *data, size_t size, int short_reads)
 			spipe = pfd[0];
 		}
 		short_from_memory(spipe, data, size, 1);
-		read_all(spipe, 1, "pipe", 0, NULL);
+		read_pipe(spipe);
 		short_off_all();
 		return;
 	}
-	if (size > 65536)
-		return;
 	if (pipe(pfd) < 0)
 		abort();
-	if (write_all(pfd[1], data, size) == 0) {
+	if (write_all(pfd[1], data, size, -1) == 0) {
 		close(pfd[1]);
 		pfd[1] = -1;
-		read_all(pfd[0], 1, "pipe", 1, NULL);
+		read_pipe(pfd[0]);
 	}
 	close(pfd[0]);
 	if (pfd[1] >= 0)
@@ -492,14 +557,14 @@ static void outcome_of(int fd, size_t window, struct outcome *o)
 	struct perfring_diag diag;
 	int err;
 
-	memset(o, 0, sizeof(*o));
+	outcome_start(o);
 	memset(&diag, 0, sizeof(diag));
-	o->hash = 0xcbf29ce484222325ull;
 	o->open_err = perfring_perfdata_open_fd(fd, &opts, &diag, &pd);
 	if (o->open_err)
 		return;
 	while ((err = perfring_perfdata_next(pd, &rec, &diag)) == 1)
-		outcome_add(o, &rec);
+		outcome_add(o, rec.header, rec.offset, rec.inner_offset, rec.extra_size,
+			    rec.attr_idx);
 	outcome_end(o, err, &diag);
 	perfring_perfdata_close(pd);
 }
@@ -509,8 +574,7 @@ static void outcome_of(int fd, size_t window, struct outcome *o)
  * of read (lib/perfdata.c).  The input in the memfd followed by 132 KiB of
  * zeros, read with the smallest window, is mapped; when the header puts
  * the whole data section inside the input, the records and how they end
- * must be those the short-read pass got (a: the input as it is, in the
- * memfd).  (With data_size 0 the reader reads to the end of the file,
+ * must be those from_memfd got (a: the input as it is, in the memfd).  (With data_size 0 the reader reads to the end of the file,
  * zeros included; byte-swapped files are never mapped.)
  */
 static void mapped_vs_read(const uint8_t *data, size_t size, const struct outcome *a)
@@ -525,11 +589,11 @@ static void mapped_vs_read(const uint8_t *data, size_t size, const struct outcom
 	memcpy(&dsize, data + 48, 8);
 	if (hsize == 16 || dsize == 0 || off > size || dsize > size - off)
 		return;
-	/* the reader starts at the fd's position (it shares the duplicate's) */
-	memfd_holds = 0;
-	if (ftruncate(memfd, (off_t)size + (132 << 10)) || lseek(memfd, 0, SEEK_SET))
+	if (!memfd_fill(data, size, 132 << 10))
 		return;
 	outcome_of(memfd, 128 << 10, &b);	/* mapped */
+	if (lseek(memfd, 0, SEEK_SET))
+		abort();
 	if (a->open_err || b.open_err)
 		return;			/* the zeros may hold what a feature lacked */
 	if (a->n != b.n || a->hash != b.hash || a->err != b.err || strcmp(a->msg, b.msg) ||
@@ -542,41 +606,45 @@ static void mapped_vs_read(const uint8_t *data, size_t size, const struct outcom
 	}
 }
 
-/* A pipe-mode header, in either byte order? */
-static int pipe_header(const uint8_t *data, size_t size)
+/*
+ * Which way an input is read: a hash of all of it, so that every mutation
+ * picks a way again (a byte of the input would pick one way for a whole
+ * lineage of inputs: mutations seldom touch a given byte of a 5 KB input).
+ */
+static uint64_t way_of(const uint8_t *data, size_t size)
 {
-	static const uint8_t le[16] = "PERFILE2\x10\0\0\0\0\0\0\0";
-	static const uint8_t be[16] = "2ELIFREP\0\0\0\0\0\0\0\x10";
+	uint64_t h = size * 0x9e3779b97f4a7c15ull;
 
-	return size >= 16 && (!memcmp(data, le, 16) || !memcmp(data, be, 16));
+	hash_in(&h, data, size);
+	return h ^ (h >> 29);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* the chunk size of the short reads: 1..97 bytes, from the input */
-	size_t chunk = size ? 1 + data[size - 1] % 97u : 1;
+	/*
+	 * Each input is read one way, not every way, and mutations explore
+	 * the ways (way_of):
+	 * - a quarter: reads served in chunks of 1..97 bytes, as a slow
+	 *   writer gives; else whole reads, a quarter of them through the
+	 *   kernel (a real pipe when the input fits in one);
+	 * - a pipe-mode stream (read with read(2) whatever the fd) from the
+	 *   memfd (half) or from a pipe (half);
+	 * - file-mode data from the memfd; half of it also from a pipe, which
+	 *   must refuse it (-ESPIPE); a quarter also mapped, which must give
+	 *   what the memfd gave (mapped_vs_read).
+	 */
+	int pipe_mode = pipe_header(data, size), by_pipe, kernel;
 	struct outcome o;
 
-	memfd_holds = 0;
-	/*
-	 * File mode with whole reads: through the kernel for small inputs,
-	 * served from memory for the others.  Every feature section is one
-	 * pread, twice per pass, and with many features those system calls
-	 * were most of the time of an execution; the reader cannot tell the
-	 * bytes served from memory from a regular file's.
-	 */
-	short_chunk = SIZE_MAX;
-	from_memfd(data, size, size <= 1024, NULL);
-	from_pipe(data, size, 0);
-	short_chunk = chunk;
-	from_pipe(data, size, 1);
-	/*
-	 * Short reads from the memfd, whose result the mapped read must give
-	 * again.  A pipe-mode stream is read with read(2) whatever the fd,
-	 * so for one the short reads from the pipe above are the same pass.
-	 */
-	if (!pipe_header(data, size)) {
-		from_memfd(data, size, 0, &o);
+	way = way_of(data, size);
+	by_pipe = way & 1;
+	short_chunk = (way & 6) == 0 ? 1 + (way >> 8) % 97u : SIZE_MAX;
+	kernel = short_chunk == SIZE_MAX && (way & 96) == 0;
+	if (!pipe_mode || !by_pipe)
+		from_memfd(data, size, kernel, &o);
+	if (by_pipe)
+		from_pipe(data, size, kernel);
+	if (!pipe_mode && (way & 24) == 0) {
 		short_chunk = SIZE_MAX;
 		mapped_vs_read(data, size, &o);
 	}
