@@ -56,18 +56,12 @@ static void derr(struct dctx *c, const char *field, const char *fmt, ...) G_GNUC
 static void derr(struct dctx *c, const char *field, const char *fmt, ...)
 {
 	va_list ap;
-	char *m;
 
 	if (c->err)
 		return;
 	va_start(ap, fmt);
-	m = g_strdup_vprintf(fmt, ap);
+	c->err = field ? jc_vmsg("field \"", field, "\": ", fmt, ap) : jc_vmsg("", "", "", fmt, ap);
 	va_end(ap);
-	if (field)
-		c->err = g_strdup_printf("field \"%s\": %s", field, m);
-	else
-		c->err = g_strdup(m);
-	g_free(m);
 }
 
 static struct jc_value *member(struct jc_value *obj, const char *key)

@@ -75,25 +75,36 @@ struct parser {
 	GString *esc;			/* a string with escapes, decoded */
 };
 
+char *jc_vmsg(const char *p1, const char *p2, const char *p3, const char *fmt, va_list ap)
+{
+	char m[256], *big, *r;
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(m, sizeof(m), fmt, aq);
+	va_end(aq);
+	if (n >= 0 && (size_t)n < sizeof(m))
+		return g_strconcat(p1, p2, p3, m, NULL);
+	big = g_strdup_vprintf(fmt, ap);
+	r = g_strconcat(p1, p2, p3, big, NULL);
+	g_free(big);
+	return r;
+}
+
 static void perr(struct parser *ps, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void perr(struct parser *ps, const char *fmt, ...)
 {
-	char col[NUM_DEC_MAX];
-	const char *d = num_dec(col, (uint64_t)(ps->p - ps->start) + 1);
-	GString *e;
+	char col[NUM_DEC_MAX + 1];
 	va_list ap;
 
 	if (ps->err)
 		return;
-	/* one format, not two: most fuzz inputs end here */
-	e = g_string_sized_new(64);
-	g_string_append(e, "at column ");
-	g_string_append_len(e, d, (gssize)(col + NUM_DEC_MAX - d));
-	g_string_append(e, ": ");
+	col[NUM_DEC_MAX] = '\0';
 	va_start(ap, fmt);
-	g_string_append_vprintf(e, fmt, ap);
+	ps->err = jc_vmsg("at column ", num_dec(col, (uint64_t)(ps->p - ps->start) + 1), ": ",
+			  fmt, ap);
 	va_end(ap);
-	ps->err = g_string_free(e, FALSE);
 }
 
 /*

@@ -178,6 +178,20 @@ START_TEST(test_parse_members)
 		}
 		g_string_free(s, TRUE);
 	}
+	/* a message longer than the formatting buffer, whole */
+	{
+		char *key = g_strnfill(400, 'k'), *line, *want, *err = NULL;
+
+		line = g_strdup_printf("{\"%s\":1,\"%s\":2}", key, key);
+		want = g_strdup_printf("at column %zu: duplicate member \"%s\"", 2 * strlen(key) + 9,
+				       key);
+		ck_assert_ptr_null(jc_parse(line, strlen(line), &err));
+		ck_assert_str_eq(err, want);
+		g_free(err);
+		g_free(want);
+		g_free(line);
+		g_free(key);
+	}
 	/* the empty key is a key like another */
 	{
 		struct jc_value *v = parse_ok("{\"\":1,\"a\":2,\"b\":3,\"c\":4,\"d\":5,\"e\":6,\"f\":7,\"g\":8}");
