@@ -1877,6 +1877,17 @@ static void same_runs(const struct run *a, const struct run *b, size_t cut)
 	REQUIRE(!memcmp(&a->st, &b->st, sizeof(a->st)), "cut %zu: stats differ", cut);
 }
 
+/* A SAMPLE (IDENTIFIER | IP) of 8 + 8 * words bytes: id, then x + 1, x + 2... */
+static void sample_words(struct pdt_buf *b, uint64_t id, size_t words, uint64_t x)
+{
+	pdt_u32(b, PERFRING_RECORD_SAMPLE);
+	pdt_u16(b, 2);
+	pdt_u16(b, (uint16_t)(8 + 8 * words));
+	pdt_u64(b, id);
+	for (size_t w = 1; w < words; w++)
+		pdt_u64(b, x + w);
+}
+
 /*
  * A file-mode perf.data larger than the read window is mapped, 8 windows
  * at a time, where a smaller one is read into a buffer.  Both give the same
@@ -1912,12 +1923,7 @@ START_TEST(test_mapped)
 			rec_u(&data, PERFRING_RECORD_AUXTRACE, body, sizeof(body));
 			pdt_zero(&data, (size_t)body[0]);
 		}
-		pdt_u32(&data, PERFRING_RECORD_SAMPLE);
-		pdt_u16(&data, 2);
-		pdt_u16(&data, (uint16_t)(8 + 8 * words));
-		pdt_u64(&data, 11);
-		for (size_t w = 1; w < words; w++)
-			pdt_u64(&data, x + w);
+		sample_words(&data, 11, words, x);
 	}
 	pdt_build(&file, 104, 128, 1, attrs, ids, nids, data.p, data.len, NULL, 0);
 	memcpy(&data_off, file.p + 40, 8);
@@ -2008,12 +2014,7 @@ START_TEST(test_pipe_grows)
 			ck_assert_ptr_nonnull(offs);
 		}
 		offs[n++] = s.len;
-		pdt_u32(&s, PERFRING_RECORD_SAMPLE);
-		pdt_u16(&s, 2);
-		pdt_u16(&s, (uint16_t)(8 + 8 * words));
-		pdt_u64(&s, 11);
-		for (size_t w = 1; w < words; w++)
-			pdt_u64(&s, x + w);
+		sample_words(&s, 11, words, x);
 	}
 	ck_assert_uint_gt(aux, 0);
 	for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
