@@ -405,10 +405,11 @@ static void check_end(struct perfring_perfdata *pd, int err, const struct perfri
 }
 
 /*
- * Read the input from a seekable fd through the sources API (probe, then
- * the perf.data reader), every record also through the validator with its
- * attr; look at every attr and feature before and after the records.  What
- * it read goes to o (see mapped_vs_read).
+ * Read the input from a regular file (the memfd) through the sources API
+ * (probe, then the perf.data reader), every record also through the
+ * validator with its attr; look at every attr and feature before the
+ * records and at the attrs and one feature after them (check_features).
+ * What it read goes to o (see mapped_vs_read).
  */
 static void read_source(int fd, struct outcome *o)
 {
@@ -453,7 +454,7 @@ static void read_source(int fd, struct outcome *o)
 
 /*
  * Read the input from a pipe through the perf.data reader: every record,
- * and every attr and feature before and after the records.
+ * with the attrs and features looked at as read_source does.
  */
 static void read_pipe(int fd)
 {
