@@ -36,20 +36,6 @@
 
 #include "fuzz.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FUZZ_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FUZZ_ASAN 1
-#endif
-#endif
-#ifdef FUZZ_ASAN
-#include <sanitizer/asan_interface.h>
-#else
-#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
-#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
-#endif
-
 /*
  * Reads served from memory: while short_fd is set, read(2) and pread(2)
  * on it, and on the duplicate the reader makes of it (short_dup: it reads
@@ -214,25 +200,15 @@ static int write_all(int fd, const uint8_t *d, size_t n, off_t off)
 static uint64_t way;
 
 /*
- * A buffer of n bytes for a formatted feature, kept from one to the next
- * (a malloc per feature was a tenth of an execution), with what lies past
- * n poisoned: ASan still reports a write past the size given.
+ * A buffer of n bytes for a formatted feature (fuzz_kept: a malloc per
+ * feature was a tenth of an execution; a write past n is still reported).
  */
 static char *format_buf(size_t n)
 {
-	static char *buf;
+	static void *buf;
 	static size_t cap;
 
-	if (n > cap) {
-		ASAN_UNPOISON_MEMORY_REGION(buf, cap);
-		free(buf);
-		cap = n > 4096 ? n : 4096;
-		buf = malloc(cap);
-		FUZZ_ASSERT(buf != NULL);
-	}
-	ASAN_UNPOISON_MEMORY_REGION(buf, n);
-	ASAN_POISON_MEMORY_REGION(buf + n, cap - n);
-	return buf;
+	return fuzz_kept(&buf, &cap, n);
 }
 
 /*
