@@ -120,7 +120,8 @@ struct perfring_perfdata {
 	/* features */
 	struct pd_feat *feats;
 	size_t nr_feats;
-	void *feat_buf;
+	unsigned char *feat_buf;
+	size_t feat_cap;	/* its size */
 	int feat_err;
 	struct perfring_diag feat_diag;
 
@@ -795,6 +796,7 @@ PERFRING_API void perfring_perfdata_close(struct perfring_perfdata *pd)
 	for (i = 0; i < pd->nr_feats; i++)
 		free(pd->feats[i].data);
 	free(pd->feats);
+	PR_UNPOISON(pd->feat_buf, pd->feat_cap);
 	free(pd->feat_buf);
 	if (pd->map)
 		munmap(pd->map, pd->map_len);
@@ -903,7 +905,7 @@ static int pd_feature(struct perfring_perfdata *pd, uint32_t idx,
 		      struct perfring_perfdata_feature *f, struct perfring_diag *diag)
 {
 	struct pd_feat *e;
-	void *n;
+	unsigned char *n;
 
 	if (!pd || !f)
 		return -EINVAL;
@@ -932,10 +934,26 @@ static int pd_feature(struct perfring_perfdata *pd, uint32_t idx,
 			    "feature %u is %" PRIu64 " bytes, more than 1 GiB", e->id, e->size);
 		return -EFBIG;
 	}
-	n = realloc(pd->feat_buf, e->size ? e->size : 1);
-	if (!n)
-		return -ENOMEM;
-	pd->feat_buf = n;
+	/*
+	 * The buffer is kept and grown, not sized to each payload (a realloc
+	 * per feature); under ASan its unused tail is poisoned, so a read
+	 * past the payload is still reported.
+	 */
+	if (!pd->feat_buf || e->size > pd->feat_cap) {
+		size_t cap = e->size ? (size_t)e->size : 1;
+
+		PR_UNPOISON(pd->feat_buf, pd->feat_cap);
+		n = realloc(pd->feat_buf, cap);
+		if (!n) {
+			PR_POISON(pd->feat_buf, pd->feat_cap);
+			return -ENOMEM;
+		}
+		pd->feat_buf = n;
+		pd->feat_cap = cap;
+	}
+	n = pd->feat_buf;
+	PR_UNPOISON(n, (size_t)e->size);
+	PR_POISON(n + e->size, pd->feat_cap - (size_t)e->size);
 	if (e->size && pread_full(pd, e->offset, n, e->size)) {
 		pr_diag_set(diag, -EIO, pd->name, e->offset, "cannot read feature %u", e->id);
 		return -EIO;
