@@ -640,15 +640,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 *   kernel (a real pipe when the input fits in one);
 	 * - a pipe-mode stream (read with read(2) whatever the fd) from the
 	 *   memfd (half) or from a pipe (half);
-	 * - file-mode data from the memfd; half of it also from a pipe, which
-	 *   must refuse it (-ESPIPE); a quarter also mapped, which must give
-	 *   what the memfd gave (mapped_vs_read).
+	 * - file-mode data from the memfd; a quarter of it also from a pipe,
+	 *   which must refuse it (-ESPIPE), and a quarter also mapped, which
+	 *   must give what the memfd gave (mapped_vs_read).
 	 */
 	int pipe_mode = pipe_header(data, size), by_pipe, kernel;
 	struct outcome o;
 
 	way = way_of(data, size);
-	by_pipe = way & 1;
+	by_pipe = pipe_mode ? way & 1 : (way >> 7 & 3) == 0;
 	short_chunk = (way & 6) == 0 ? 1 + (way >> 8) % 97u : SIZE_MAX;
 	kernel = short_chunk == SIZE_MAX && (way & 96) == 0;
 	if (!pipe_mode || !by_pipe)
