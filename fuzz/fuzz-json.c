@@ -223,7 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default:
 			FUZZ_ASSERT(!"jc_decode_line returns a line kind or -1");
 		}
-		ASAN_POISON_MEMORY_REGION(line_buf, line_cap);
+		PR_POISON(line_buf, line_cap);
 		p += len + (nl ? 1 : 0);
 	}
 	jc_decoder_free(d);

@@ -14,19 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FUZZ_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FUZZ_ASAN 1
-#endif
-#endif
-#ifdef FUZZ_ASAN
-#include <sanitizer/asan_interface.h>
-#else
-#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
-#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
-#endif
+#include "asan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -77,21 +65,21 @@ static inline void *fuzz_dup(const void *p, size_t n)
  * n bytes of a heap buffer kept from one call to the next (*buf, *cap):
  * a malloc per use costs much under ASan, which records a stack for each.
  * What lies past n is poisoned, so ASan still sees a read or a write past
- * the n bytes; poison all of it (ASAN_POISON_MEMORY_REGION(*buf, *cap))
+ * the n bytes; poison all of it (PR_POISON(*buf, *cap))
  * when done, and ASan sees a use after that too.  Aborts on ENOMEM.
  */
 static inline void *fuzz_kept(void **buf, size_t *cap, size_t n)
 {
 	if (n > *cap || !*buf) {
-		ASAN_UNPOISON_MEMORY_REGION(*buf, *cap);
+		PR_UNPOISON(*buf, *cap);
 		free(*buf);
 		*cap = n > 4096 ? n : 4096;
 		*buf = malloc(*cap);
 		if (!*buf)
 			abort();
 	}
-	ASAN_UNPOISON_MEMORY_REGION(*buf, n);
-	ASAN_POISON_MEMORY_REGION((char *)*buf + n, *cap - n);
+	PR_UNPOISON(*buf, n);
+	PR_POISON((char *)*buf + n, *cap - n);
 	return *buf;
 }
 

@@ -10,31 +10,13 @@
 
 #include <perfring/perfring.h>
 
+#include "asan.h"
+
 #define PR_HIDDEN __attribute__((visibility("hidden")))
 #define PR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define PR_ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 #define PR_UNUSED __attribute__((unused))
 
-/*
- * Under AddressSanitizer, mark the unused tail of a buffer the library
- * keeps and reuses, so that a read past what it holds now is still
- * reported as it would be past an exact-size allocation.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define PR_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PR_ASAN 1
-#endif
-#endif
-#ifdef PR_ASAN
-#include <sanitizer/asan_interface.h>
-#define PR_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define PR_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define PR_POISON(p, n) ((void)(p), (void)(n))
-#define PR_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
 
 /* Fill d (if non-NULL): error, file, offset (has_offset if off != UINT64_MAX). */
 PR_HIDDEN void pr_diag_set(struct perfring_diag *d, int error, const char *file,

@@ -1,5 +1,6 @@
 lib_LTLIBRARIES += lib/libperfring.la
 lib_libperfring_la_SOURCES = \
+	lib/asan.h \
 	lib/barrier.h \
 	lib/internal.h \
 	lib/common.c \

@@ -26,19 +26,11 @@
 #include "json.h"
 #include "num-fmt.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define JC_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define JC_ASAN 1
-#endif
-#endif
-#ifdef JC_ASAN
-#include <sanitizer/asan_interface.h>
+#include "asan.h"
+
+#ifdef PR_ASAN
 #define JC_REDZONE 8u
 #else
-#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
-#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #define JC_REDZONE 0u
 #endif
 
@@ -123,10 +115,10 @@ static void chunks_free(struct chunk *c)
 
 		if (c->cap <= JC_CHUNK_FIRST_MAX && (!spare || spare->cap < c->cap)) {
 			g_free(spare);
-			ASAN_POISON_MEMORY_REGION(c->mem, c->cap);
+			PR_POISON(c->mem, c->cap);
 			spare = c;
 		} else {
-			ASAN_UNPOISON_MEMORY_REGION(c->mem, c->cap);
+			PR_UNPOISON(c->mem, c->cap);
 			g_free(c);
 		}
 		c = next;
@@ -156,7 +148,7 @@ static void *arena_alloc(struct parser *ps, size_t n)
 			cap = c->cap;
 		} else {
 			c = g_malloc(sizeof(*c) + cap);
-			ASAN_POISON_MEMORY_REGION(c->mem, cap);
+			PR_POISON(c->mem, cap);
 		}
 		c->cap = cap;
 		c->used = 0;
@@ -165,7 +157,7 @@ static void *arena_alloc(struct parser *ps, size_t n)
 	}
 	r = c->mem + c->used;
 	c->used += need;
-	ASAN_UNPOISON_MEMORY_REGION(r, n);
+	PR_UNPOISON(r, n);
 	return r;
 }
 
