@@ -5,8 +5,8 @@
  *
  * Decoders never trust a count: every length is checked against the bytes
  * left in the record before it is used, with arithmetic that cannot wrap.
- * Encoders write nothing but the caller's buffer (no allocation, no errno),
- * so they may run in a signal handler.
+ * The encoders are the freestanding core's (lib/core/records.c): the
+ * functions here only give them the library's names.
  */
 #include "config.h"
 
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "core/internal.h"
 
 /* ---- layout pins -------------------------------------------------------- */
 #define PR_PIN(T, f, off) _Static_assert(offsetof(T, f) == (off), #T "." #f)
@@ -158,48 +159,17 @@ PERFRING_API const char *perfring_format_bit_name(unsigned bit)
 }
 
 /* ---- sample_id_all trailer ---------------------------------------------- */
+/* The encoders are the core's (lib/core/records.c). */
 PERFRING_API size_t perfring_sample_id_size(uint64_t sample_type)
 {
-	return 8u * pr_popcount64(sample_type & PERFRING_SAMPLE_ID_ALL_BITS);
+	return perfring_core_sample_id_size(sample_type);
 }
 
 PERFRING_API int perfring_sample_id_encode(uint64_t sample_type,
 					   const struct perfring_sample_id *sid,
 					   void *buf, size_t len)
 {
-	static const struct perfring_sample_id zero;
-	size_t need = perfring_sample_id_size(sample_type);
-	unsigned char *p = buf;
-
-	if (need > len)
-		return -ENOSPC;
-	if (!sid)
-		sid = &zero;
-	if (sample_type & PERFRING_SAMPLE_TID) {
-		pr_put32(p, sid->pid);
-		pr_put32(p + 4, sid->tid);
-		p += 8;
-	}
-	if (sample_type & PERFRING_SAMPLE_TIME) {
-		pr_put64(p, sid->time);
-		p += 8;
-	}
-	if (sample_type & PERFRING_SAMPLE_ID) {
-		pr_put64(p, sid->id);
-		p += 8;
-	}
-	if (sample_type & PERFRING_SAMPLE_STREAM_ID) {
-		pr_put64(p, sid->stream_id);
-		p += 8;
-	}
-	if (sample_type & PERFRING_SAMPLE_CPU) {
-		pr_put32(p, sid->cpu);
-		pr_put32(p + 4, sid->res);
-		p += 8;
-	}
-	if (sample_type & PERFRING_SAMPLE_IDENTIFIER)
-		pr_put64(p, sid->identifier);
-	return (int)need;
+	return perfring_core_sample_id_encode(sample_type, sid, buf, len);
 }
 
 PERFRING_API int perfring_sample_id_decode(uint64_t sample_type,
@@ -248,12 +218,7 @@ PERFRING_API int perfring_sample_id_decode(uint64_t sample_type,
 PERFRING_API size_t perfring_record_trailer_size(const struct perfring_attr *attr,
 						 uint32_t type)
 {
-	if (!attr || !(attr->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
-		return 0;
-	if (type == PERFRING_RECORD_PAD || type == PERFRING_RECORD_SAMPLE ||
-	    type >= PERFRING_RECORD_HEADER_ATTR)
-		return 0;
-	return perfring_sample_id_size(attr->sample_type);
+	return perfring_core_trailer_size(attr, type);
 }
 
 /*
@@ -331,26 +296,11 @@ PERFRING_API size_t perfring_record_min_size(uint32_t type)
 #define KNOWN_FORMAT_BITS ((PERFRING_FORMAT_LOST << 1) - 1)
 #define WEIGHT_BITS (PERFRING_SAMPLE_WEIGHT | PERFRING_SAMPLE_WEIGHT_STRUCT)
 
-/* u64 words of a non-group read_format block, or per group member. */
-static unsigned read_words_single(uint64_t rf)
-{
-	return 1 + !!(rf & PERFRING_FORMAT_TOTAL_TIME_ENABLED) +
-	       !!(rf & PERFRING_FORMAT_TOTAL_TIME_RUNNING) +
-	       !!(rf & PERFRING_FORMAT_ID) + !!(rf & PERFRING_FORMAT_LOST);
-}
+#define read_words_single prc_read_words_single
+#define read_words_group_head prc_read_words_group_head
+#define read_words_member prc_read_words_member
 
-static unsigned read_words_group_head(uint64_t rf)
-{
-	return 1 + !!(rf & PERFRING_FORMAT_TOTAL_TIME_ENABLED) +
-	       !!(rf & PERFRING_FORMAT_TOTAL_TIME_RUNNING);
-}
-
-static unsigned read_words_member(uint64_t rf)
-{
-	return 1 + !!(rf & PERFRING_FORMAT_ID) + !!(rf & PERFRING_FORMAT_LOST);
-}
-
-/* Checks shared by decode and encode: what the attr asks for is a layout. */
+/* What the attr asks for is a layout (the core checks the same for encode). */
 static int check_attr(const struct perfring_attr *attr, struct perfring_diag *diag)
 {
 	if (!attr) {
@@ -633,235 +583,11 @@ PERFRING_API int perfring_sample_decode(const struct perfring_attr *attr,
 	return 0;
 }
 
-/* Size of an array of nr items of `item` bytes, saturating above the max. */
-static uint64_t arr_size(uint64_t nr, uint64_t item)
-{
-	if (nr > (uint64_t)PERFRING_RECORD_MAX_SIZE / item)
-		return (uint64_t)PERFRING_RECORD_MAX_SIZE + 1;
-	return nr * item;
-}
-
-/* Saturating add: stays above PERFRING_RECORD_MAX_SIZE once there. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	if (a > PERFRING_RECORD_MAX_SIZE || b > PERFRING_RECORD_MAX_SIZE)
-		return (uint64_t)PERFRING_RECORD_MAX_SIZE + 1;
-	return a + b;
-}
-
-/*
- * Validate s against attr and compute the encoded size (saturated at
- * PERFRING_RECORD_MAX_SIZE + 1).  Returns 0 or -EINVAL.
- */
-static int sample_size(const struct perfring_attr *attr,
-		       const struct perfring_sample *s, uint64_t *size)
-{
-	uint64_t st = attr->sample_type;
-	uint64_t sz = sizeof(struct perfring_event_header);
-
-	sz += 8u * pr_popcount64(st & (PERFRING_SAMPLE_IDENTIFIER | PERFRING_SAMPLE_IP |
-				    PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
-				    PERFRING_SAMPLE_ADDR | PERFRING_SAMPLE_ID |
-				    PERFRING_SAMPLE_STREAM_ID | PERFRING_SAMPLE_CPU |
-				    PERFRING_SAMPLE_PERIOD | WEIGHT_BITS |
-				    PERFRING_SAMPLE_DATA_SRC |
-				    PERFRING_SAMPLE_TRANSACTION |
-				    PERFRING_SAMPLE_PHYS_ADDR | PERFRING_SAMPLE_CGROUP |
-				    PERFRING_SAMPLE_DATA_PAGE_SIZE |
-				    PERFRING_SAMPLE_CODE_PAGE_SIZE));
-	if (st & PERFRING_SAMPLE_READ) {
-		uint64_t rf = attr->read_format;
-		uint64_t want;
-
-		if (!s->read_values)
-			return -EINVAL;
-		if (rf & PERFRING_FORMAT_GROUP) {
-			uint64_t nr;
-
-			if (s->nr_read_words < 1)
-				return -EINVAL;
-			memcpy(&nr, s->read_values, 8);
-			want = sat_add(read_words_group_head(rf),
-				       arr_size(nr, read_words_member(rf)));
-		} else {
-			want = read_words_single(rf);
-		}
-		if (want != s->nr_read_words)
-			return -EINVAL;
-		sz = sat_add(sz, 8u * (uint64_t)s->nr_read_words);
-	}
-	if (st & PERFRING_SAMPLE_CALLCHAIN) {
-		if (s->callchain_nr && !s->callchain)
-			return -EINVAL;
-		sz = sat_add(sz, sat_add(8, arr_size(s->callchain_nr, 8)));
-	}
-	if (st & PERFRING_SAMPLE_RAW) {
-		if (((uint64_t)s->raw_size + 4) % 8 || (s->raw_size && !s->raw))
-			return -EINVAL;
-		sz = sat_add(sz, 4 + (uint64_t)s->raw_size);
-	}
-	if (st & PERFRING_SAMPLE_BRANCH_STACK) {
-		if (s->branch_nr && !s->branches)
-			return -EINVAL;
-		sz = sat_add(sz, 8);
-		if (attr->branch_sample_type & PERFRING_BRANCH_HW_INDEX)
-			sz = sat_add(sz, 8);
-		sz = sat_add(sz, arr_size(s->branch_nr,
-					  sizeof(struct perfring_branch_entry)));
-	}
-	if (st & PERFRING_SAMPLE_REGS_USER) {
-		sz = sat_add(sz, 8);
-		if (s->regs_user_abi) {
-			if (s->regs_user_nr != pr_popcount64(attr->sample_regs_user) ||
-			    (s->regs_user_nr && !s->regs_user))
-				return -EINVAL;
-			sz = sat_add(sz, 8u * (uint64_t)s->regs_user_nr);
-		}
-	}
-	if (st & PERFRING_SAMPLE_STACK_USER) {
-		sz = sat_add(sz, 8);
-		if (s->stack_user_size) {
-			if (s->stack_user_size % 8 || !s->stack_user)
-				return -EINVAL;
-			sz = sat_add(sz, sat_add(s->stack_user_size, 8));
-		}
-	}
-	if (st & PERFRING_SAMPLE_REGS_INTR) {
-		sz = sat_add(sz, 8);
-		if (s->regs_intr_abi) {
-			if (s->regs_intr_nr != pr_popcount64(attr->sample_regs_intr) ||
-			    (s->regs_intr_nr && !s->regs_intr))
-				return -EINVAL;
-			sz = sat_add(sz, 8u * (uint64_t)s->regs_intr_nr);
-		}
-	}
-	if (st & PERFRING_SAMPLE_AUX) {
-		if (s->aux_size % 8 || (s->aux_size && !s->aux))
-			return -EINVAL;
-		sz = sat_add(sz, sat_add(8, s->aux_size));
-	}
-	*size = sz;
-	return 0;
-}
-
-static unsigned char *put_u64(unsigned char *p, uint64_t v)
-{
-	pr_put64(p, v);
-	return p + 8;
-}
-
-static unsigned char *put_u32x2(unsigned char *p, uint32_t a, uint32_t b)
-{
-	pr_put32(p, a);
-	pr_put32(p + 4, b);
-	return p + 8;
-}
-
-static unsigned char *put_bytes(unsigned char *p, const void *src, size_t n)
-{
-	if (n)
-		memcpy(p, src, n);
-	return p + n;
-}
-
 PERFRING_API int perfring_sample_encode(const struct perfring_attr *attr,
 					const struct perfring_sample *s,
 					uint16_t misc, void *buf, size_t len)
 {
-	struct perfring_event_header h;
-	unsigned char *p = buf;
-	uint64_t size, st;
-	int err;
-
-	if (!s)
-		return -EINVAL;
-	err = check_attr(attr, NULL);
-	if (err)
-		return err;
-	err = sample_size(attr, s, &size);
-	if (err)
-		return err;
-	if (size > PERFRING_RECORD_MAX_SIZE)
-		return -EMSGSIZE;
-	if (!buf || size > len)
-		return -ENOSPC;
-
-	st = attr->sample_type;
-	h.type = PERFRING_RECORD_SAMPLE;
-	h.misc = misc;
-	h.size = (uint16_t)size;
-	p = put_bytes(p, &h, sizeof(h));
-	if (st & PERFRING_SAMPLE_IDENTIFIER)
-		p = put_u64(p, s->identifier);
-	if (st & PERFRING_SAMPLE_IP)
-		p = put_u64(p, s->ip);
-	if (st & PERFRING_SAMPLE_TID)
-		p = put_u32x2(p, s->pid, s->tid);
-	if (st & PERFRING_SAMPLE_TIME)
-		p = put_u64(p, s->time);
-	if (st & PERFRING_SAMPLE_ADDR)
-		p = put_u64(p, s->addr);
-	if (st & PERFRING_SAMPLE_ID)
-		p = put_u64(p, s->id);
-	if (st & PERFRING_SAMPLE_STREAM_ID)
-		p = put_u64(p, s->stream_id);
-	if (st & PERFRING_SAMPLE_CPU)
-		p = put_u32x2(p, s->cpu, s->cpu_res);
-	if (st & PERFRING_SAMPLE_PERIOD)
-		p = put_u64(p, s->period);
-	if (st & PERFRING_SAMPLE_READ)
-		p = put_bytes(p, s->read_values, 8u * (size_t)s->nr_read_words);
-	if (st & PERFRING_SAMPLE_CALLCHAIN) {
-		p = put_u64(p, s->callchain_nr);
-		p = put_bytes(p, s->callchain, 8u * (size_t)s->callchain_nr);
-	}
-	if (st & PERFRING_SAMPLE_RAW) {
-		pr_put32(p, s->raw_size);
-		p = put_bytes(p + 4, s->raw, s->raw_size);
-	}
-	if (st & PERFRING_SAMPLE_BRANCH_STACK) {
-		p = put_u64(p, s->branch_nr);
-		if (attr->branch_sample_type & PERFRING_BRANCH_HW_INDEX)
-			p = put_u64(p, s->branch_hw_idx);
-		p = put_bytes(p, s->branches,
-			      (size_t)s->branch_nr * sizeof(struct perfring_branch_entry));
-	}
-	if (st & PERFRING_SAMPLE_REGS_USER) {
-		p = put_u64(p, s->regs_user_abi);
-		if (s->regs_user_abi)
-			p = put_bytes(p, s->regs_user, 8u * (size_t)s->regs_user_nr);
-	}
-	if (st & PERFRING_SAMPLE_STACK_USER) {
-		p = put_u64(p, s->stack_user_size);
-		if (s->stack_user_size) {
-			p = put_bytes(p, s->stack_user, (size_t)s->stack_user_size);
-			p = put_u64(p, s->stack_user_dyn_size);
-		}
-	}
-	if (st & WEIGHT_BITS)
-		p = put_u64(p, s->weight);
-	if (st & PERFRING_SAMPLE_DATA_SRC)
-		p = put_u64(p, s->data_src);
-	if (st & PERFRING_SAMPLE_TRANSACTION)
-		p = put_u64(p, s->transaction);
-	if (st & PERFRING_SAMPLE_REGS_INTR) {
-		p = put_u64(p, s->regs_intr_abi);
-		if (s->regs_intr_abi)
-			p = put_bytes(p, s->regs_intr, 8u * (size_t)s->regs_intr_nr);
-	}
-	if (st & PERFRING_SAMPLE_PHYS_ADDR)
-		p = put_u64(p, s->phys_addr);
-	if (st & PERFRING_SAMPLE_CGROUP)
-		p = put_u64(p, s->cgroup);
-	if (st & PERFRING_SAMPLE_DATA_PAGE_SIZE)
-		p = put_u64(p, s->data_page_size);
-	if (st & PERFRING_SAMPLE_CODE_PAGE_SIZE)
-		p = put_u64(p, s->code_page_size);
-	if (st & PERFRING_SAMPLE_AUX) {
-		p = put_u64(p, s->aux_size);
-		p = put_bytes(p, s->aux, (size_t)s->aux_size);
-	}
-	return (int)size;
+	return perfring_core_sample_encode(attr, s, misc, buf, len);
 }
 
 /* ---- LOST ----------------------------------------------------------------- */
@@ -879,23 +605,7 @@ PERFRING_API int perfring_lost_encode(const struct perfring_attr *attr,
 				      const struct perfring_sample_id *sid,
 				      void *buf, size_t len)
 {
-	uint64_t st = trailer_type(attr);
-	size_t size = LOST_BODY + perfring_sample_id_size(st);
-	struct perfring_event_header h;
-	unsigned char *p = buf;
-
-	if (!l)
-		return -EINVAL;
-	if (!buf || size > len)
-		return -ENOSPC;
-	h.type = PERFRING_RECORD_LOST;
-	h.misc = 0;
-	h.size = (uint16_t)size;
-	memcpy(p, &h, sizeof(h));
-	pr_put64(p + 8, l->id);
-	pr_put64(p + 16, l->lost);
-	perfring_sample_id_encode(st, sid, p + LOST_BODY, len - LOST_BODY);
-	return (int)size;
+	return perfring_core_lost_encode(attr, l, sid, buf, len);
 }
 
 PERFRING_API int perfring_lost_decode(const struct perfring_attr *attr,

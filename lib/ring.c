@@ -12,108 +12,16 @@
  * holding only the producer state (struct pr_wstate).  A wrapped ring keeps
  * the producer state in the ring object.
  *
- * ---- Who writes what ---------------------------------------------------
+ * ---- The writer ------------------------------------------------------
  *
- *   data_head     producer only (outermost commit), release store
- *   data_tail     consumer only (perfring_reader_consume), release store
- *   ws->head      producer only: the reservation head, always >= data_head
- *                 (<= in overwrite mode, where positions decrease)
- *   ws->nest      producer only: nesting depth of open reservations
- *   ws->lost      producer only: records dropped, not yet reported by LOST
- *   ws->dropped, ws->aborted   producer only, totals (read by stats)
- *
- * The producer is one thread plus the signal handlers that interrupt it.
- * A handler runs to completion before the interrupted code resumes, so
- * producer-private words only need to be single-copy atomic (relaxed
- * atomics) with compiler ordering (pr_signal_fence) at the points where the
- * interrupted code must not be reordered around an interruption.
- *
- * ---- Barriers (the kernel's A/B/C/D, kernel/events/ring_buffer.c) ------
- *
- *   (A) reserve: acquire load of data_tail.  Pairs with (D): the consumer's
- *       release store of data_tail happens after it finished reading the
- *       bytes, so our writes into that space cannot be seen by it early.
- *   (B) commit: release store of data_head.  Pairs with (C): every byte of
- *       the records below the new head is visible before the head.
- *   (C) reader: acquire load of data_head, then read the records.
- *   (D) reader: release store of data_tail after reading the records.
- *
- * ---- Invariants ----------------------------------------------------------
- *
- *  - data_size is a power of two (2^n pages); positions are free-running
- *    u64 byte counters, masked only to index the data area.
- *  - normal mode: 0 <= head - tail <= data_size - 8: a writable ring never
- *    holds more than data_size - 8 bytes of records (the kernel's CIRC_SPACE
- *    keeps one byte free; with 8-byte records that is 8 bytes).
- *  - every record is 8-byte aligned with 8 <= size <= 65528, so a record
- *    header never straddles the end of the data area (bodies may).
- *  - data_head never decreases (increases: normal; decreases: overwrite) and
- *    never covers a byte that is not committed: only the outermost commit
- *    publishes, after all nested reservations inside it have finished.
- *
- * ---- Nesting (doc/perf-format.md 1.5, 1.6; the kernel's 2019 fix) -------
- *
- *  reserve:  nest++; signal fence; then read ws->head and claim space with a
- *            CAS loop.  A handler that interrupts between our read and our
- *            CAS claims its space first and makes the CAS fail, so we retry
- *            above it; a handler that interrupts after our CAS lands after
- *            our record.  Every writer gets a disjoint range.
- *  commit:   if nest > 1: nest--, done.  Else: h = ws->head; release-store
- *            data_head = h; fence; nest = 0; fence; if ws->head != h (a
- *            handler reserved and committed after our read) nest = 1 and
- *            repeat.  Publishing before dropping nest means a handler that
- *            interrupts before nest = 0 cannot publish, and one that
- *            interrupts after it publishes a larger head that we then
- *            re-read, so data_head never goes backwards.
- *  abort:    CAS ws->head from the record's end back to its start (nothing
- *            was reserved after it); else the space becomes a header-only
- *            pad record (type PERFRING_RECORD_PAD) that readers skip.  In
- *            overwrite mode the bytes of the reservation may already have
- *            clobbered the oldest records, so abort always pads there.
- *
- * ---- Which instruction gives which guarantee ----------------------------
- *
- *  Only the producer thread and its signal handlers write the producer
- *  state, so its read-modify-writes need to be indivisible only against a
- *  signal on the same CPU (the kernel's local_t), not against other CPUs;
- *  barrier.h has the details.
- *
- *  x86-64:
- *    claim (ws->head)      cmpxchgq, no lock prefix: one instruction, so a
- *                          signal comes before or after it; no bus lock,
- *                          no store-buffer drain (about 4x cheaper)
- *    lost/dropped/aborted  addq to memory, no lock prefix (same reason)
- *    nest, data_head, tail plain movs: aligned 8-byte loads and stores are
- *                          single-copy atomic, and x86 keeps stores in
- *                          order and loads in order (TSO), so release and
- *                          acquire (B, C, D, A) cost no fence instruction
- *    signal fences         compiler barriers only (no instruction)
- *    prefetch ahead        prefetcht0 (a hint: PREFETCH_AHEAD below)
- *  aarch64:
- *    claim, counters       C11 relaxed atomics: LSE cas/ldadd (one
- *                          instruction) or an ldxr/stxr loop, no dmb.
- *                          Still signal-safe: taking a signal and returning
- *                          from it clears the exclusive monitor, so an
- *                          interrupted stxr fails and the loop retries with
- *                          the handler's value
- *    data_head (B)         stlr (store-release); data_tail (A) ldar
- *                          (load-acquire); reader's (C) ldar, (D) stlr
- *    signal fences         compiler barriers only
- *  Anything else, and every TSan build: the same C11 relaxed atomics and
- *  acquire/release operations, correct on every target with lock-free
- *  64-bit atomics (asserted in barrier.h), at worst slower (a locked
- *  instruction).
- *
- * ---- Overwrite mode (write_backward) -------------------------------------
- *
- *  The head decreases by the record size and the record is written at the
- *  new, lower head; data_head is that raw decreasing u64.  No tail check, no
- *  LOST.  The newest records are read from data_head upward.  The region
- *  [ws->head, data_head) is in flight (reserved, not committed) and it
- *  aliases the oldest data_size bytes above data_head, so a reader stops at
- *  ws->head + data_size.  A reader that runs while the producer is live
- *  copies the window out, re-reads ws->head and keeps only what was not
- *  overwritten meanwhile.
+ * Reserve, copy, commit, abort and write are the freestanding core's
+ * (lib/core/ring.c, where the protocol, the barriers, nesting and
+ * overwrite mode are described).  struct perfring_ring starts with the
+ * core's struct perfring_core_ring, set up here whenever the ring's memory,
+ * mode and events are known (ring_set_fast); perfring_ring_write and its
+ * siblings hand it to the core.  This file keeps what needs a hosted
+ * system: creating, mapping, attaching, the ring file descriptor's
+ * validation, and the reader.
  *
  * ---- Crashes --------------------------------------------------------------
  *
@@ -139,17 +47,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "barrier.h"
+#include <perfring/core/core.h>
+
+#include "core/barrier.h"
+#include "core/internal.h"
 #include "internal.h"
 
-_Static_assert(offsetof(struct perfring_mmap_page, data_head) == 1024, "data_head");
-_Static_assert(offsetof(struct perfring_mmap_page, data_tail) == 1032, "data_tail");
-_Static_assert(offsetof(struct perfring_mmap_page, data_offset) == 1040, "data_offset");
-_Static_assert(offsetof(struct perfring_mmap_page, data_size) == 1048, "data_size");
-_Static_assert(offsetof(struct perfring_mmap_page, size) == 72, "size");
-_Static_assert(sizeof(struct perfring_mmap_page) == 1088, "mmap page");
 _Static_assert(sizeof(struct perfring_attr) == 136, "attr VER8");
-_Static_assert(sizeof(struct perfring_event_header) == 8, "header");
 
 /*
  * ---- On-disk descriptor (format 1) ----------------------------------------
@@ -183,58 +87,15 @@ _Static_assert(sizeof(struct perfring_event_header) == 8, "header");
  * 64..136, 8-aligned), nr_ids (u32), reserved (u32), name[64] (NUL
  * terminated), then attr_size bytes of attr, then nr_ids u64 ids.
  */
-#define PR_DESC_MAGIC "PRFRING"
-#define PR_DESC_FORMAT 1u
-#define PR_BYTE_ORDER 0x01020304u
+#define PR_DESC_MAGIC PERFRING_CORE_FILE_MAGIC
+#define PR_DESC_FORMAT PERFRING_CORE_FILE_FORMAT
+#define PR_BYTE_ORDER PERFRING_CORE_BYTE_ORDER
 
-struct pr_wstate {
-	uint64_t head;		/* reservation head */
-	uint64_t nest;		/* open reservations */
-	uint64_t lost;		/* dropped, not yet reported */
-	uint64_t dropped;	/* dropped in total */
-	uint64_t aborted;	/* aborted reservations */
-	uint64_t writer_pid;	/* last process that attached as writer */
-	uint64_t reserved[2];
-} __attribute__((packed, aligned(8)));
+/* The descriptor's layout is the core's (lib/core/ring.c lays it out). */
+#define pr_wstate perfring_core_wstate
+#define pr_desc perfring_core_file_desc
+#define pr_desc_event perfring_core_file_event
 
-struct pr_desc {
-	char magic[8];
-	uint32_t format;
-	uint32_t byte_order;
-	uint32_t page_size;
-	uint32_t flags;
-	uint64_t desc_size;
-	uint64_t header_offset;
-	uint64_t data_offset;
-	uint64_t data_size;
-	uint64_t file_size;
-	int32_t clockid;
-	uint32_t nr_events;
-	uint64_t events_offset;
-	uint64_t events_size;
-	uint8_t reserved[40];
-	struct pr_wstate ws;
-	uint8_t reserved2[64];
-} __attribute__((packed, aligned(8)));
-
-struct pr_desc_event {
-	uint32_t entry_size;
-	uint32_t attr_size;
-	uint32_t nr_ids;
-	uint32_t reserved;
-	char name[64];
-} __attribute__((packed, aligned(8)));
-
-_Static_assert(sizeof(struct pr_wstate) == 64, "wstate");
-_Static_assert(offsetof(struct pr_desc, format) == 8, "desc format");
-_Static_assert(offsetof(struct pr_desc, page_size) == 16, "desc page_size");
-_Static_assert(offsetof(struct pr_desc, desc_size) == 24, "desc desc_size");
-_Static_assert(offsetof(struct pr_desc, data_size) == 48, "desc data_size");
-_Static_assert(offsetof(struct pr_desc, clockid) == 64, "desc clockid");
-_Static_assert(offsetof(struct pr_desc, events_offset) == 72, "desc events_offset");
-_Static_assert(offsetof(struct pr_desc, ws) == 128, "desc ws");
-_Static_assert(sizeof(struct pr_desc) == 256, "desc size");
-_Static_assert(sizeof(struct pr_desc_event) == 80, "desc event");
 
 #define PR_DESC_MAX (64u << 20)		/* refuse larger descriptors */
 #define PR_DATA_MAX (1ull << 40)
@@ -250,6 +111,7 @@ struct pr_event {
 };
 
 struct perfring_ring {
+	struct perfring_core_ring core;	/* first: the write path's state */
 	void *map;
 	size_t map_len;
 	int owns_map;
@@ -266,28 +128,9 @@ struct perfring_ring {
 	int32_t clockid;
 	struct pr_wstate *ws;
 	struct pr_wstate local_ws;
-	/*
-	 * The last data_tail this process's writer loaded (acquire).  The tail
-	 * only moves forward, so a stale value only underestimates the room:
-	 * the writer loads data_tail again only when this says "full".  It
-	 * keeps the writer off the control page's cache line, which the reader
-	 * pulls over to its core whenever it looks at data_head.
-	 */
-	uint64_t tail_seen;
-	/*
-	 * perfring_ring_write's fast path: records of size s with
-	 * s - 8 < fast_lim (as u64) may take it; 0 when it never applies
-	 * (read-only, overwrite mode).  Set where mode, hdr_writable, flags
-	 * and data_size are known (ring_set_fast).  room = data_size - 8.
-	 */
-	uint64_t fast_lim;
-	uint64_t room;
 	struct pr_event *events;
 	uint32_t nr_events;
-	/* LOST records written by this producer */
-	uint32_t lost_size;		/* whole LOST record, 0 when impossible */
-	uint64_t lost_sample_type;	/* trailer bits, 0 without sample_id_all */
-	uint64_t lost_id;
+	/* LOST records written by this producer (the core writes them) */
 	struct perfring_sample_id lost_sid;
 	int has_lost_sid;
 };
@@ -304,13 +147,6 @@ static uint32_t sys_page_size(void)
 	long p = sysconf(_SC_PAGESIZE);
 
 	return p >= 4096 ? (uint32_t)p : 4096u;
-}
-
-static uint64_t attr_trailer_bits(const struct perfring_attr *a)
-{
-	if (!a || !(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
-		return 0;
-	return a->sample_type & PERFRING_SAMPLE_ID_ALL_BITS;
 }
 
 static void ring_free_events(struct perfring_ring *r)
@@ -392,9 +228,6 @@ static int ring_set_events(struct perfring_ring *r, const struct perfring_event_
 	}
 done:
 	/* What LOST records look like: event 0's id and trailer. */
-	r->lost_sample_type = n ? attr_trailer_bits(&r->events[0].attr) : 0;
-	r->lost_id = n && r->events[0].nr_ids ? r->events[0].ids[0] : 0;
-	r->lost_size = PR_LOST_BODY + (uint32_t)perfring_sample_id_size(r->lost_sample_type);
 	return 0;
 }
 
@@ -410,46 +243,29 @@ static uint64_t events_bytes(const struct perfring_ring *r)
 	return sz;
 }
 
-static void write_descriptor(struct perfring_ring *r, unsigned char *base,
-			     uint64_t desc_size)
+/* The descriptor, control page and data area: laid out by the core. */
+static int write_descriptor(struct perfring_ring *r, unsigned char *base, uint64_t total)
 {
-	struct pr_desc d;
-	unsigned char *p = base + sizeof(struct pr_desc);
+	struct perfring_core_event *ev = NULL;
 	uint32_t i;
+	int64_t n;
 
-	memset(&d, 0, sizeof(d));
-	memcpy(d.magic, PR_DESC_MAGIC, 8);
-	d.format = PR_DESC_FORMAT;
-	d.byte_order = PR_BYTE_ORDER;
-	d.page_size = r->page_size;
-	d.flags = r->flags & PERFRING_RING_OVERWRITE;
-	d.desc_size = desc_size;
-	d.header_offset = desc_size;
-	d.data_offset = desc_size + r->page_size;
-	d.data_size = r->data_size;
-	d.file_size = d.data_offset + r->data_size;
-	d.clockid = r->clockid;
-	d.nr_events = r->nr_events;
-	d.events_offset = sizeof(struct pr_desc);
-	d.events_size = events_bytes(r);
-	memcpy(base, &d, sizeof(d));
-	for (i = 0; i < r->nr_events; i++) {
-		const struct pr_event *e = &r->events[i];
-		struct pr_desc_event de;
-
-		memset(&de, 0, sizeof(de));
-		de.attr_size = e->attr.size;
-		de.nr_ids = e->nr_ids;
-		de.entry_size = (uint32_t)(sizeof(de) + e->attr.size + 8ull * e->nr_ids);
-		memcpy(de.name, e->name, sizeof(de.name));
-		memcpy(p, &de, sizeof(de));
-		p += sizeof(de);
-		memcpy(p, &e->attr, e->attr.size);
-		p += e->attr.size;
-		if (e->nr_ids)
-			memcpy(p, e->ids, 8ull * e->nr_ids);
-		p += 8ull * e->nr_ids;
+	if (r->nr_events) {
+		ev = calloc(r->nr_events, sizeof(*ev));
+		if (!ev)
+			return -ENOMEM;
 	}
+	for (i = 0; i < r->nr_events; i++) {
+		ev[i].attr = &r->events[i].attr;
+		ev[i].ids = r->events[i].ids;
+		ev[i].nr_ids = r->events[i].nr_ids;
+		ev[i].name = r->events[i].name;
+	}
+	n = perfring_core_file_init(base, total, r->page_size, r->data_size,
+				    r->flags & PERFRING_RING_OVERWRITE, r->clockid, ev,
+				    r->nr_events, NULL);
+	free(ev);
+	return n == (int64_t)total ? 0 : -EINVAL;
 }
 
 static struct perfring_ring *ring_alloc(void)
@@ -474,16 +290,21 @@ PERFRING_API void perfring_ring_close(struct perfring_ring *r)
 }
 
 /* Point hdr/data into the mapping and fill the cached sizes. */
-/* After mode, hdr_writable, flags and data_size are known. */
+static void ring_set_lost(struct perfring_ring *r);
+
+/*
+ * The core's view of the ring, after ws, mode, hdr_writable, flags, the
+ * events and data_size are known.
+ */
 static void ring_set_fast(struct perfring_ring *r)
 {
-	uint64_t max = r->data_size - 8 < PERFRING_RECORD_MAX_SIZE ? r->data_size - 8 :
-		       PERFRING_RECORD_MAX_SIZE;
-	int fast = (r->mode & PERFRING_RING_WRITE) && r->hdr_writable &&
-		   !(r->flags & PERFRING_RING_OVERWRITE) && max >= 8;
-
-	r->fast_lim = fast ? max - 8 + 1 : 0;
-	r->room = r->data_size - 8;
+	perfring_core_ring_init(&r->core, r->hdr, r->data, r->data_size, r->ws,
+				(r->flags & PERFRING_RING_OVERWRITE) ? PERFRING_CORE_OVERWRITE : 0);
+	if (!(r->mode & PERFRING_RING_WRITE) || !r->hdr_writable) {
+		r->core.flags &= ~PERFRING_CORE_WRITABLE;
+		r->core.fast_lim = 0;
+	}
+	ring_set_lost(r);
 }
 
 static void ring_set_area(struct perfring_ring *r, unsigned char *hdr_at)
@@ -661,7 +482,9 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 	r->fd = fd;
 	fd = -1;
 	if (o.backing != PERFRING_RING_ANON) {
-		write_descriptor(r, base, desc_size);
+		err = write_descriptor(r, base, total);
+		if (err)
+			CREATE_FAIL(err, "cannot lay the ring descriptor out");
 		r->ws = &((struct pr_desc *)(void *)base)->ws;
 		r->data_file_off = desc_size + r->page_size;
 	} else {
@@ -795,9 +618,6 @@ static int parse_descriptor(struct perfring_ring *r, const unsigned char *buf, u
 		}
 		p += esz;
 	}
-	r->lost_sample_type = r->nr_events ? attr_trailer_bits(&r->events[0].attr) : 0;
-	r->lost_id = r->nr_events && r->events[0].nr_ids ? r->events[0].ids[0] : 0;
-	r->lost_size = PR_LOST_BODY + (uint32_t)perfring_sample_id_size(r->lost_sample_type);
 	return 0;
 }
 
@@ -1133,392 +953,72 @@ PERFRING_API uint64_t perfring_ring_data_file_offset(const struct perfring_ring 
 }
 
 /* ---- writing ------------------------------------------------------------ */
-
-/* len (8-aligned, small) bytes, 16 at a time, inline: no call to memcpy */
-static inline __attribute__((always_inline)) void copy_small(void *dst, const void *src, size_t len)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-	size_t i = 0;
-
-	for (; i + 16 <= len; i += 16)
-		__builtin_memcpy(d + i, s + i, 16);
-	if (i < len)
-		__builtin_memcpy(d + i, s + i, 8);
-}
-
 /*
- * 8 <= len <= 64, 8-aligned: two or four 16-byte moves that may overlap
- * (or one 8-byte move), all inside [dst, dst + len).
+ * The core's writer on the ring's struct perfring_core_ring, which is the
+ * first member of struct perfring_ring: a NULL ring is a NULL core ring
+ * (the core answers -EINVAL), and each call below is one jump.
  */
-static inline __attribute__((always_inline)) void copy_upto64(void *dst, const void *src,
-							       size_t len)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-
-	if (len < 16) {
-		__builtin_memcpy(d, s, 8);
-		return;
-	}
-	__builtin_memcpy(d, s, 16);
-	__builtin_memcpy(d + len - 16, s + len - 16, 16);
-	if (len > 32) {
-		__builtin_memcpy(d + 16, s + 16, 16);
-		__builtin_memcpy(d + len - 32, s + len - 32, 16);
-	}
-}
-
-/* Copy len bytes to ring position pos, wrapping at the end of the data area. */
-static inline __attribute__((always_inline)) void ring_put(struct perfring_ring *r, uint64_t pos,
-							   const void *src, size_t len)
-{
-	uint64_t o = pos & r->mask;
-	size_t first = len;
-
-	/*
-	 * Small records that do not wrap (most of them): copy 16 bytes at a
-	 * time inline rather than calling memcpy (a third of the write cost
-	 * for a 48-byte record in bench/ring-bench).  len is 8-aligned here.
-	 */
-	if (len <= 256 && !(len & 7) && o + len <= r->data_size) {
-		copy_small(r->data + o, src, len);
-		return;
-	}
-	if (o + len > r->data_size)
-		first = (size_t)(r->data_size - o);
-	memcpy(r->data + o, src, first);
-	if (first < len)
-		memcpy(r->data, (const unsigned char *)src + first, len - first);
-}
-
-static void put_pad(struct perfring_ring *r, uint64_t pos, uint32_t size)
-{
-	struct perfring_event_header ph = { PERFRING_RECORD_PAD, 0, (uint16_t)size };
-
-	ring_put(r, pos, &ph, sizeof(ph));
-}
-
-/*
- * The kernel's perf_output_put_handle: only the outermost level publishes,
- * before dropping the nest count, then re-checks the head.
- */
-static inline __attribute__((always_inline)) void put_handle(struct perfring_ring *r)
-{
-	struct pr_wstate *ws = r->ws;
-	uint64_t nest = pr_read_once(&ws->nest);
-	uint64_t head;
-
-	if (nest > 1) {
-		pr_write_once(&ws->nest, nest - 1);
-		return;
-	}
-again:
-	head = pr_read_once(&ws->head);
-	/*
-	 * (B) Pairs with the reader's acquire load of data_head (C): the bytes
-	 * of every record below head are visible before head is.
-	 */
-	pr_store_release(&r->hdr->data_head, head);
-	pr_signal_fence();
-	pr_write_once(&ws->nest, 0);
-	pr_signal_fence();
-	if (pr_read_once(&ws->head) != head) {
-		pr_write_once(&ws->nest, 1);
-		pr_signal_fence();
-		goto again;
-	}
-}
-
-/*
- * Write the pending LOST record at pos (lost_size bytes), with event 0's
- * trailer.  perfring_lost_encode is async-signal-safe (no allocation, no
- * errno); clock_gettime is too, and errno is kept whatever it does.
- */
-static void put_lost(struct perfring_ring *r, uint64_t pos, uint64_t count)
-{
-	unsigned char rec[PR_LOST_BODY + 48];
-	struct perfring_lost l = { r->lost_id, count };
-	struct perfring_sample_id sid;
-	int n;
-
-	memset(&sid, 0, sizeof(sid));
-	if (r->has_lost_sid)
-		sid = r->lost_sid;
-	else
-		sid.id = sid.identifier = r->lost_id;
-	if (r->lost_sample_type & PERFRING_SAMPLE_TIME) {
-		struct timespec ts;
-		int saved = errno;
-
-		if (clock_gettime(r->clockid, &ts) == 0)
-			sid.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-		errno = saved;
-	}
-	n = perfring_lost_encode(r->nr_events ? &r->events[0].attr : NULL, &l, &sid, rec,
-				 sizeof(rec));
-	if (n != (int)r->lost_size) {
-		/* cannot happen: lost_size was computed from the same attr */
-		put_pad(r, pos, r->lost_size);
-		return;
-	}
-	ring_put(r, pos, rec, r->lost_size);
-}
-
-/*
- * The body of perfring_ring_reserve, inlined into perfring_ring_write so a
- * write makes no call through the PLT to reserve.
- */
-static inline __attribute__((always_inline)) int ring_reserve(struct perfring_ring *r,
-							      size_t size,
-							      struct perfring_wr *w)
-{
-	struct pr_wstate *ws;
-	uint64_t old, new, tail, need, lost_sz;
-
-	if (!r || !w)
-		return -EINVAL;
-	if (!(r->mode & PERFRING_RING_WRITE) || !r->hdr_writable)
-		return -EPERM;
-	if (size < 8 || (size & 7))
-		return -EINVAL;
-	if (size > PERFRING_RECORD_MAX_SIZE || size > r->data_size - 8)
-		return -EMSGSIZE;
-	ws = r->ws;
-
-	pr_write_once(&ws->nest, pr_read_once(&ws->nest) + 1);
-	pr_signal_fence();	/* the head is read only after nest is raised */
-
-	if (r->flags & PERFRING_RING_OVERWRITE) {
-		old = pr_read_once(&ws->head);
-		do {
-			new = old - size;
-		} while (!pr_local_cas(&ws->head, &old, new));
-		/*
-		 * The claim before the bytes: pairs with the acquire fence of
-		 * a reader that copies the window and then re-reads ws->head.
-		 */
-		pr_fence_release();
-		w->pos = new;
-		w->size = (uint32_t)size;
-		w->lost_size = 0;
-		return 0;
-	}
-
-	/*
-	 * A pending LOST record goes in front of this one, unless the two
-	 * could never fit together: then a later, smaller record carries it.
-	 */
-	lost_sz = pr_read_once(&ws->lost) && size + r->lost_size <= r->data_size - 8 ?
-		  r->lost_size : 0;
-	need = size + lost_sz;
-	old = pr_read_once(&ws->head);
-	tail = pr_read_once(&r->tail_seen);
-	for (;;) {
-		uint64_t fresh;
-
-		if (old - tail <= r->data_size - 8 && need <= r->data_size - 8 - (old - tail)) {
-			new = old + need;
-			if (pr_local_cas(&ws->head, &old, new))
-				break;
-			continue;	/* a nested writer moved the head */
-		}
-		/*
-		 * (A) Pairs with the reader's release store of data_tail (D).
-		 * A tail loaded earlier by this thread (tail_seen) was loaded
-		 * the same way, so the room it showed is safe to write.
-		 */
-		fresh = pr_load_acquire(&r->hdr->data_tail);
-		if (fresh == tail) {
-			/* Full (or a garbage tail): drop and count. */
-			pr_local_add(&ws->lost, 1);
-			pr_local_add(&ws->dropped, 1);
-			put_handle(r);
-			return -ENOSPC;
-		}
-		tail = fresh;
-		pr_write_once(&r->tail_seen, fresh);
-	}
-
-	if (lost_sz) {
-		uint64_t n = pr_local_xchg(&ws->lost, 0);
-
-		if (n)
-			put_lost(r, old, n);
-		else	/* an interrupting writer reported it already */
-			put_pad(r, old, (uint32_t)lost_sz);
-	}
-	w->pos = old + lost_sz;
-	w->size = (uint32_t)size;
-	w->lost_size = (uint32_t)lost_sz;
-	return 0;
-}
+_Static_assert(offsetof(struct perfring_ring, core) == 0, "core first");
+_Static_assert(-PERFRING_CORE_EINVAL == -EINVAL && -PERFRING_CORE_ENOSPC == -ENOSPC &&
+	       -PERFRING_CORE_EMSGSIZE == -EMSGSIZE && -PERFRING_CORE_EPERM == -EPERM,
+	       "the core's errno values are this system's");
 
 PERFRING_API int perfring_ring_reserve(struct perfring_ring *r, size_t size,
 				       struct perfring_wr *w)
 {
-	return ring_reserve(r, size, w);
+	return perfring_core_reserve(&r->core, size, w);
 }
 
 PERFRING_API void perfring_ring_copy(struct perfring_ring *r, const struct perfring_wr *w,
 				     size_t off, const void *src, size_t len)
 {
-	if (!r || !w || off > w->size || len > w->size - off)
-		return;
-	ring_put(r, w->pos + off, src, len);
+	perfring_core_copy(&r->core, w, off, src, len);
 }
 
 PERFRING_API void *perfring_ring_contig(struct perfring_ring *r, const struct perfring_wr *w)
 {
-	uint64_t o;
-
-	if (!r || !w)
-		return NULL;
-	o = w->pos & r->mask;
-	if (o + w->size > r->data_size)
-		return NULL;
-	return r->data + o;
+	return perfring_core_contig(&r->core, w);
 }
 
 PERFRING_API void perfring_ring_commit(struct perfring_ring *r, const struct perfring_wr *w)
 {
-	if (!r || !w)
-		return;
-	put_handle(r);
+	perfring_core_commit(&r->core, w);
 }
 
 PERFRING_API void perfring_ring_abort(struct perfring_ring *r, const struct perfring_wr *w)
 {
-	uint64_t expect;
-
-	if (!r || !w)
-		return;
-	if (!(r->flags & PERFRING_RING_OVERWRITE)) {
-		expect = w->pos + w->size;
-		if (!pr_local_cas(&r->ws->head, &expect, w->pos))
-			put_pad(r, w->pos, w->size);
-	} else {
-		put_pad(r, w->pos, w->size);
-	}
-	pr_local_add(&r->ws->aborted, 1);
-	put_handle(r);
+	perfring_core_abort(&r->core, w);
 }
-
-/* The whole write through reserve/commit: every case the fast path leaves. */
-static __attribute__((noinline)) int ring_write_slow(struct perfring_ring *r, const void *rec,
-						     uint16_t size)
-{
-	struct perfring_wr w;
-	int err = ring_reserve(r, size, &w);
-
-	if (err)
-		return err;
-	ring_put(r, w.pos, rec, size);
-	put_handle(r);
-	return 0;
-}
-
-/*
- * The commit of perfring_ring_write's fast path: put_handle with the nest
- * value known (a handler that interrupted us raised and lowered it again,
- * so it is nest + 1 here).
- */
-static inline __attribute__((always_inline)) void fast_commit(struct perfring_ring *r,
-							      struct pr_wstate *ws,
-							      uint64_t nest)
-{
-	uint64_t head;
-
-	if (__builtin_expect(nest, 0)) {
-		pr_write_once(&ws->nest, nest);
-		return;
-	}
-	for (;;) {
-		head = pr_read_once(&ws->head);
-		pr_store_release(&r->hdr->data_head, head);	/* (B), as in put_handle */
-		pr_signal_fence();
-		pr_write_once(&ws->nest, 0);
-		pr_signal_fence();
-		if (__builtin_expect(pr_read_once(&ws->head) == head, 1))
-			return;
-		pr_write_once(&ws->nest, 1);
-		pr_signal_fence();
-	}
-}
-
-/* The fast path's copy and commit for a record it does not copy inline. */
-static __attribute__((noinline)) int fast_put_commit(struct perfring_ring *r, uint64_t pos,
-						     const void *rec, size_t size, uint64_t nest)
-{
-	ring_put(r, pos, rec, size);
-	pr_signal_fence();
-	fast_commit(r, r->ws, nest);
-	return 0;
-}
-
-/* A handler moved the head before our claim: close our level, start over. */
-static __attribute__((noinline)) int fast_cas_failed(struct perfring_ring *r, const void *rec)
-{
-	put_handle(r);
-	return ring_write_slow(r, rec, pr_get16((const unsigned char *)rec + 6));
-}
-
-/*
- * Fast path: a normal-mode ring this process may write, no LOST record
- * pending, room by the last tail seen, and no handler moving the head
- * between our look at it and our claim.  The room check before nest is
- * raised only selects the path: the claim itself is the CAS after it (a
- * handler that ran in between makes the CAS fail).  A failed CAS still
- * closes the nesting level with put_handle (it publishes what such a
- * handler committed) before the slow path starts over.
- *
- * Cost per 48-byte record (bench/ring-bench ring-write-fork-vs-naive):
- * the claim is one unlocked cmpxchg (barrier.h), the commit plain stores,
- * the copy three 16-byte moves.  Everything the other cases need (wrap,
- * LOST, large records, the reload of data_tail) is a tail call out of line,
- * so that no value is live across a call and the fast path saves no
- * callee-saved registers.
- */
-/*
- * The fast path asks for the line PREFETCH_AHEAD bytes past the record it
- * writes.  A ring larger than the caches was last written a lap ago, so
- * each new line would otherwise be fetched from memory only when the
- * first store to it stalls; asked for early, the fetch overlaps the
- * records in between.  A hint only (no fault, no ordering, no store): on
- * x86-64's baseline it is prefetcht0, on aarch64 prfm.  Measured in
- * bench/ring-bench, 48-byte records into a 64 MiB ring: 6.4 -> 5.1 ns per
- * record; 256 bytes ahead gave less, 4096 the same.
- */
-#define PREFETCH_AHEAD 1024
 
 PERFRING_API int perfring_ring_write(struct perfring_ring *r, const void *rec)
 {
-	struct pr_wstate *ws;
-	uint64_t old, nest, o;
-	uint16_t size;
+	return perfring_core_write(&r->core, rec);
+}
 
-	if (__builtin_expect(!rec || !r, 0))
-		return -EINVAL;
-	size = pr_get16((const unsigned char *)rec + 6);
-	ws = r->ws;
-	old = pr_read_once(&ws->head);
-	if (__builtin_expect((uint64_t)size - 8 >= r->fast_lim || (size & 7) ||
-			     pr_read_once(&ws->lost) ||
-			     old - pr_read_once(&r->tail_seen) > r->room - size, 0))
-		return ring_write_slow(r, rec, size);
-	nest = pr_read_once(&ws->nest);
-	pr_write_once(&ws->nest, nest + 1);
-	pr_signal_fence();	/* nest is raised before the claim */
-	if (__builtin_expect(!pr_local_cas(&ws->head, &old, old + size), 0))
-		return fast_cas_failed(r, rec);
-	o = old & r->mask;
-	__builtin_prefetch(r->data + ((o + PREFETCH_AHEAD) & r->mask), 1, 3);
-	if (__builtin_expect(size > 64 || o + size > r->data_size, 0))
-		return fast_put_commit(r, old, rec, size, nest);
-	copy_upto64(r->data + o, rec, size);
-	pr_signal_fence();	/* the record's bytes before the commit */
-	fast_commit(r, ws, nest);
-	return 0;
+/*
+ * TIME of the LOST records' trailers: the ring's clock.  clock_gettime is
+ * async-signal-safe, and errno is kept whatever it does.
+ */
+static uint64_t ring_clock(void *user)
+{
+	const struct perfring_ring *r = user;
+	struct timespec ts;
+	int saved = errno;
+	uint64_t t = 0;
+
+	if (clock_gettime(r->clockid, &ts) == 0)
+		t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	errno = saved;
+	return t;
+}
+
+static void ring_set_lost(struct perfring_ring *r)
+{
+	const struct pr_event *e = r->nr_events ? &r->events[0] : NULL;
+
+	perfring_core_ring_set_lost(&r->core, e ? &e->attr : NULL,
+				    e && e->nr_ids ? e->ids[0] : 0,
+				    r->has_lost_sid ? &r->lost_sid : NULL, ring_clock, r);
 }
 
 PERFRING_API void perfring_ring_set_lost_sample_id(struct perfring_ring *r,
@@ -1528,11 +1028,11 @@ PERFRING_API void perfring_ring_set_lost_sample_id(struct perfring_ring *r,
 		return;
 	if (sid) {
 		r->lost_sid = *sid;
-		pr_signal_fence();
 		r->has_lost_sid = 1;
 	} else {
 		r->has_lost_sid = 0;
 	}
+	ring_set_lost(r);
 }
 
 PERFRING_API int perfring_ring_stats(const struct perfring_ring *r, struct perfring_ring_stats *st)
@@ -1667,7 +1167,7 @@ static inline __attribute__((always_inline)) void ring_get(const struct perfring
 
 	/* small records that do not wrap: as ring_put */
 	if (size <= 256 && !(size & 7) && o + size <= r->data_size) {
-		copy_small(dst, r->data + o, size);
+		prc_copy_small(dst, r->data + o, size);
 		return;
 	}
 	if (o + size > r->data_size)

@@ -14,44 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfring/core/wire.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/*
- * The control page, byte-compatible with the kernel's struct
- * perf_event_mmap_page (sizeof 1088; data_head at byte 1024).  The data area
- * follows at data_offset.  Do not access data_head / data_tail directly: the
- * library does it with the right memory orders.
- */
-struct perfring_mmap_page {
-	uint32_t version;
-	uint32_t compat_version;
-	uint32_t lock;
-	uint32_t index;
-	int64_t offset;
-	uint64_t time_enabled;
-	uint64_t time_running;
-	uint64_t capabilities;
-	uint16_t pmc_width;
-	uint16_t time_shift;
-	uint32_t time_mult;
-	uint64_t time_offset;
-	uint64_t time_zero;
-	uint32_t size;
-	uint32_t reserved_1;
-	uint64_t time_cycles;
-	uint64_t time_mask;
-	uint8_t reserved[928];
-	uint64_t data_head;
-	uint64_t data_tail;
-	uint64_t data_offset;
-	uint64_t data_size;
-	uint64_t aux_head;
-	uint64_t aux_tail;
-	uint64_t aux_offset;
-	uint64_t aux_size;
-};
 
 struct perfring_ring;
 struct perfring_reader;
@@ -206,11 +173,7 @@ PERFRING_API uint64_t perfring_ring_data_file_offset(const struct perfring_ring 
  * reserve/copy/commit/abort/write take no lock, allocate nothing, make no
  * syscall and do not touch errno: they are async-signal-safe.
  */
-struct perfring_wr {
-	uint64_t pos;		/* ring position of the caller's record */
-	uint32_t size;		/* its size */
-	uint32_t lost_size;	/* a LOST record written just before it */
-};
+/* struct perfring_wr (a reservation): <perfring/core/wire.h> */
 
 /*
  * Reserve size bytes (a multiple of 8, 8..65528) for one record.

@@ -7,38 +7,21 @@
  * field is 8 or 16 bytes; misc carries COMM_EXEC when exec renamed the task.
  */
 #include <perfring/plugin.h>
+#include <perfring/core/core.h>
 
 #include "plugin-util.h"
 
 #define COMM_FIXED 16u		/* header + pid + tid */
 #define COMM_MAX_NAME (PERFRING_COMM_LEN - 1)
 
+/* The layout is the core's (lib/core/records.c). */
 static int comm_encode(const struct perfring_attr *attr, uint32_t type,
 		       const void *typed, const struct perfring_sample_id *sid,
 		       void *buf, size_t len)
 {
-	const struct perfring_comm *c = typed;
-	size_t n, body, total;
-	uint16_t misc;
-	char *p = buf;
-	int ret;
-
-	if (type != PERFRING_RECORD_COMM || !c)
+	if (type != PERFRING_RECORD_COMM || !typed)
 		return -EINVAL;
-	n = strnlen(c->comm, COMM_MAX_NAME);
-	body = COMM_FIXED + PL_ALIGN8(n + 1);
-	total = body + pl_trailer_size(attr);
-	if (len < total)
-		return -ENOSPC;
-	misc = (uint16_t)((c->misc & ~PERFRING_MISC_COMM_EXEC) |
-			  (c->exec ? PERFRING_MISC_COMM_EXEC : 0));
-	pl_put_header(p, type, misc, total);
-	pl_put32(p + 8, c->pid);
-	pl_put32(p + 12, c->tid);
-	memcpy(p + COMM_FIXED, c->comm, n);
-	memset(p + COMM_FIXED + n, 0, body - COMM_FIXED - n);
-	ret = pl_put_trailer(attr, sid, buf, body, total);
-	return ret < 0 ? ret : (int)total;
+	return perfring_core_comm_encode(attr, typed, sid, buf, len);
 }
 
 static int comm_decode(const struct perfring_attr *attr, const void *rec,

@@ -9,6 +9,7 @@
  * MMAP body: pid, tid, addr, len, pgoff, filename.
  */
 #include <perfring/plugin.h>
+#include <perfring/core/core.h>
 
 #include "plugin-util.h"
 
@@ -20,63 +21,12 @@ static size_t fixed_size(uint32_t type)
 	return type == PERFRING_RECORD_MMAP2 ? MMAP2_FIXED : MMAP_FIXED;
 }
 
+/* The layout is the core's (lib/core/records.c). */
 static int mmap2_encode(const struct perfring_attr *attr, uint32_t type,
 			const void *typed, const struct perfring_sample_id *sid,
 			void *buf, size_t len)
 {
-	const struct perfring_mmap2 *m = typed;
-	size_t n, fixed, body, total;
-	char *p = buf;
-	int ret;
-
-	if (!m || (type != PERFRING_RECORD_MMAP2 && type != PERFRING_RECORD_MMAP))
-		return -EINVAL;
-	if (!m->filename && m->filename_len)
-		return -EINVAL;
-	if (type == PERFRING_RECORD_MMAP2 && (m->misc & PERFRING_MISC_MMAP_BUILD_ID) &&
-	    m->build_id_size > PERFRING_BUILD_ID_SIZE)
-		return -EINVAL;
-	/*
-	 * Never read more than a record can hold, whatever filename_len
-	 * says; checked in steps so that nothing can overflow.
-	 */
-	n = m->filename_len < PERFRING_RECORD_MAX_SIZE + 1 ? m->filename_len
-							    : PERFRING_RECORD_MAX_SIZE + 1;
-	n = m->filename ? strnlen(m->filename, n) : 0;
-	fixed = fixed_size(type);
-	if (n > PERFRING_RECORD_MAX_SIZE)
-		return -EMSGSIZE;
-	body = fixed + PL_ALIGN8(n + 1);
-	total = body + pl_trailer_size(attr);
-	if (total > PERFRING_RECORD_MAX_SIZE)
-		return -EMSGSIZE;
-	if (len < total)
-		return -ENOSPC;
-	pl_put_header(p, type, m->misc, total);
-	pl_put32(p + 8, m->pid);
-	pl_put32(p + 12, m->tid);
-	pl_put64(p + 16, m->addr);
-	pl_put64(p + 24, m->len);
-	pl_put64(p + 32, m->pgoff);
-	if (type == PERFRING_RECORD_MMAP2) {
-		if (m->misc & PERFRING_MISC_MMAP_BUILD_ID) {
-			p[40] = (char)m->build_id_size;
-			memset(p + 41, 0, 3);
-			memcpy(p + 44, m->build_id, PERFRING_BUILD_ID_SIZE);
-		} else {
-			pl_put32(p + 40, m->maj);
-			pl_put32(p + 44, m->min);
-			pl_put64(p + 48, m->ino);
-			pl_put64(p + 56, m->ino_generation);
-		}
-		pl_put32(p + 64, m->prot);
-		pl_put32(p + 68, m->flags);
-	}
-	if (n)
-		memcpy(p + fixed, m->filename, n);
-	memset(p + fixed + n, 0, body - fixed - n);
-	ret = pl_put_trailer(attr, sid, buf, body, total);
-	return ret < 0 ? ret : (int)total;
+	return perfring_core_mmap2_encode(attr, type, typed, sid, buf, len);
 }
 
 /* Checks shared by decode and the formatters. */

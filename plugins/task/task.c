@@ -8,6 +8,7 @@
  * FORK, the exiting task for EXIT; the caller passes it as the sample_id.
  */
 #include <perfring/plugin.h>
+#include <perfring/core/core.h>
 
 #include "plugin-util.h"
 
@@ -18,27 +19,12 @@ static bool is_task(uint32_t type)
 	return type == PERFRING_RECORD_FORK || type == PERFRING_RECORD_EXIT;
 }
 
+/* The layout is the core's (lib/core/records.c). */
 static int task_encode(const struct perfring_attr *attr, uint32_t type,
 		       const void *typed, const struct perfring_sample_id *sid,
 		       void *buf, size_t len)
 {
-	const struct perfring_task *t = typed;
-	size_t total = TASK_BODY + pl_trailer_size(attr);
-	char *p = buf;
-	int ret;
-
-	if (!t || !is_task(type))
-		return -EINVAL;
-	if (len < total)
-		return -ENOSPC;
-	pl_put_header(p, type, t->misc, total);
-	pl_put32(p + 8, t->pid);
-	pl_put32(p + 12, t->ppid);
-	pl_put32(p + 16, t->tid);
-	pl_put32(p + 20, t->ptid);
-	pl_put64(p + 24, t->time);
-	ret = pl_put_trailer(attr, sid, buf, TASK_BODY, total);
-	return ret < 0 ? ret : (int)total;
+	return perfring_core_task_encode(attr, type, typed, sid, buf, len);
 }
 
 /* Header, body and trailer, nothing else: shared by decode and format. */
