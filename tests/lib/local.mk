@@ -91,3 +91,16 @@ LIB_SH_TESTS += tests/lib/symbols.sh tests/lib/headers-cxx.sh
 
 TESTS += $(LIB_SH_TESTS)
 EXTRA_DIST += $(LIB_SH_TESTS)
+
+# The freestanding core: what it links against, and nesting under a signal
+# standing in for an interrupt (built against the freestanding archive,
+# which is not position-independent: -no-pie).
+check_PROGRAMS += tests/lib/core-nested
+tests_lib_core_nested_SOURCES = tests/lib/core-nested.c
+tests_lib_core_nested_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/include
+# not the sanitizers: their runtimes want a PIE
+tests_lib_core_nested_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+tests_lib_core_nested_LDADD = lib/libperfring-core.a
+tests_lib_core_nested_LDFLAGS = -no-pie
+TESTS += tests/lib/core-nested tests/lib/core-freestanding.sh
+EXTRA_DIST += tests/lib/core-freestanding.sh
