@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <perfring/core/core.h>
+
 #include "jit-internal.h"
 
 #define NOTE_OFF	0xb0u	/* after the ELF header and two program headers */
@@ -349,57 +351,36 @@ out:
 	return err;
 }
 
-/*
- * The plugins/mmap2 plugin encodes MMAP2 records in general; the library
- * cannot call a plugin, and a JIT map is always this one form.
- */
+/* This one form of MMAP2, through the core's encoder (lib/core/records.c). */
 PERFRING_API int perfring_jit_mmap2_encode(const struct perfring_attr *attr,
 					   const struct perfring_jit_mmap2 *m,
 					   void *buf, size_t len)
 {
+	struct perfring_mmap2 mm = { .misc = PERFRING_MISC_USER };
 	struct perfring_sample_id sid;
-	size_t fl, size, tsz = 0;
-	uint8_t *p = buf;
-	int n;
 
 	if (!m || !m->filename || !buf)
 		return -EINVAL;
-	if (attr && (attr->flags & PERFRING_ATTR_SAMPLE_ID_ALL))
-		tsz = perfring_sample_id_size(attr->sample_type);
-	fl = strlen(m->filename) + 1;
-	size = 72 + PR_ALIGN8(fl) + tsz;
-	if (size > PERFRING_RECORD_MAX_SIZE)
-		return -EMSGSIZE;
-	if (len < size)
-		return -ENOSPC;
-	memset(p, 0, size);
-	pr_put32(p, PERFRING_RECORD_MMAP2);
-	pr_put16(p + 4, PERFRING_MISC_USER);
-	pr_put16(p + 6, (uint16_t)size);
-	pr_put32(p + 8, m->pid);
-	pr_put32(p + 12, m->tid);
-	pr_put64(p + 16, m->addr);
-	pr_put64(p + 24, m->len);
-	pr_put64(p + 32, m->pgoff);
-	pr_put32(p + 40, m->maj);
-	pr_put32(p + 44, m->min);
-	pr_put64(p + 48, m->ino);
-	pr_put64(p + 56, m->ino_generation);
-	pr_put32(p + 64, PROT_READ | PROT_EXEC);
-	pr_put32(p + 68, MAP_PRIVATE);
-	memcpy(p + 72, m->filename, fl);
-	if (tsz) {
-		memset(&sid, 0, sizeof(sid));
-		sid.pid = m->pid;
-		sid.tid = m->tid;
-		sid.time = m->time;
-		sid.id = sid.stream_id = sid.identifier = m->id;
-		sid.cpu = m->cpu;
-		n = perfring_sample_id_encode(attr->sample_type, &sid, p + size - tsz, tsz);
-		if (n < 0)
-			return n;
-	}
-	return (int)size;
+	mm.pid = m->pid;
+	mm.tid = m->tid;
+	mm.addr = m->addr;
+	mm.len = m->len;
+	mm.pgoff = m->pgoff;
+	mm.maj = m->maj;
+	mm.min = m->min;
+	mm.ino = m->ino;
+	mm.ino_generation = m->ino_generation;
+	mm.prot = PROT_READ | PROT_EXEC;
+	mm.flags = MAP_PRIVATE;
+	mm.filename = m->filename;
+	mm.filename_len = strlen(m->filename);
+	memset(&sid, 0, sizeof(sid));
+	sid.pid = m->pid;
+	sid.tid = m->tid;
+	sid.time = m->time;
+	sid.id = sid.stream_id = sid.identifier = m->id;
+	sid.cpu = m->cpu;
+	return perfring_core_mmap2_encode(attr, PERFRING_RECORD_MMAP2, &mm, &sid, buf, len);
 }
 
 PERFRING_API int perfring_jit_is_anon_map(const char *filename)

@@ -44,6 +44,7 @@
 #include <linux/perf_event.h>
 
 #include <perfring/plugin.h>
+#include <perfring/core/core.h>
 
 #include "evparse.h"
 
@@ -1481,21 +1482,24 @@ struct synth {
 	int count;
 };
 
-static int emit(struct synth *s, char *rec, size_t body, uint32_t pid, uint32_t tid)
+/* The records' layouts are the core's (lib/core/records.c). */
+static struct perfring_sample_id synth_sid(const struct synth *s, uint32_t pid, uint32_t tid)
 {
 	struct perfring_sample_id sid = {
 		.pid = pid, .tid = tid, .time = s->b->t0, .id = s->id, .identifier = s->id,
 	};
-	size_t tr = perfring_sample_id_size(s->attr->sample_type);
-	struct perfring_event_header h;
+
+	return sid;
+}
+
+/* Hand an encoded record (n: its size or a negative errno) on. */
+static int emit(struct synth *s, const char *rec, int n)
+{
 	int ret;
 
-	if (perfring_sample_id_encode(s->attr->sample_type, &sid, rec + body, tr) < 0)
+	if (n < 0)
 		return -EINVAL;
-	memcpy(&h, rec, sizeof(h));
-	h.size = (uint16_t)(body + tr);
-	memcpy(rec, &h, sizeof(h));
-	ret = s->fn(rec, body + tr, s->user);
+	ret = s->fn(rec, (size_t)n, s->user);
 	if (ret < 0)
 		return ret;
 	s->count++;
@@ -1505,11 +1509,10 @@ static int emit(struct synth *s, char *rec, size_t body, uint32_t pid, uint32_t 
 static int synth_comm(struct synth *s, int pid, int tid)
 {
 	char path[64], name[32] = "";
-	char rec[8 + 8 + 16 + 64] = { 0 };
-	struct perfring_event_header h = { .type = PERFRING_RECORD_COMM, .misc = 0 };
+	char rec[8 + 8 + 16 + 64];
+	struct perfring_comm c = { .pid = (uint32_t)pid, .tid = (uint32_t)tid, .misc = 0 };
+	struct perfring_sample_id sid = synth_sid(s, (uint32_t)pid, (uint32_t)tid);
 	FILE *f;
-	size_t n, body;
-	uint32_t v;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
 	f = fopen(path, "re");
@@ -1519,15 +1522,8 @@ static int synth_comm(struct synth *s, int pid, int tid)
 		name[0] = '\0';
 	fclose(f);
 	name[strcspn(name, "\n")] = '\0';
-	n = strnlen(name, 15);
-	body = 16 + ((n + 1 + 7) & ~(size_t)7);
-	memcpy(rec, &h, sizeof(h));
-	v = (uint32_t)pid;
-	memcpy(rec + 8, &v, 4);
-	v = (uint32_t)tid;
-	memcpy(rec + 12, &v, 4);
-	memcpy(rec + 16, name, n);
-	return emit(s, rec, body, (uint32_t)pid, (uint32_t)tid);
+	memcpy(c.comm, name, strnlen(name, PERFRING_COMM_LEN - 1));
+	return emit(s, rec, perfring_core_comm_encode(s->attr, &c, &sid, rec, sizeof(rec)));
 }
 
 static int synth_maps(struct synth *s, int pid)
@@ -1553,9 +1549,10 @@ static int synth_maps(struct synth *s, int pid)
 		char perms[8];
 		int name_at = 0;
 		const char *name;
-		size_t nlen, body;
+		size_t nlen;
 		uint32_t prot = 0, flags;
-		struct perfring_mmap2_event m;
+		struct perfring_mmap2 m;
+		struct perfring_sample_id sid = synth_sid(s, (uint32_t)pid, (uint32_t)pid);
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
 			   &maj, &min, &ino, &name_at) < 7)
@@ -1582,11 +1579,10 @@ static int synth_maps(struct synth *s, int pid)
 			prot |= PROT_EXEC;
 		flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 		memset(&m, 0, sizeof(m));
-		m.header.type = PERFRING_RECORD_MMAP2;
-		m.header.misc = PERFRING_MISC_USER | (perms[2] == 'x' ? 0 : PERFRING_MISC_MMAP_DATA);
+		m.misc = PERFRING_MISC_USER | (perms[2] == 'x' ? 0 : PERFRING_MISC_MMAP_DATA);
 		m.pid = (uint32_t)pid;
 		m.tid = (uint32_t)pid;
-		m.start = start;
+		m.addr = start;
 		m.len = end - start;
 		m.pgoff = off;
 		m.maj = maj;
@@ -1594,11 +1590,10 @@ static int synth_maps(struct synth *s, int pid)
 		m.ino = ino;
 		m.prot = prot;
 		m.flags = flags;
-		body = sizeof(m) + ((nlen + 1 + 7) & ~(size_t)7);
-		memset(rec, 0, body + 64);
-		memcpy(rec, &m, sizeof(m));
-		memcpy(rec + sizeof(m), name, nlen);
-		ret = emit(s, rec, body, (uint32_t)pid, (uint32_t)pid);
+		m.filename = name;
+		m.filename_len = nlen;
+		ret = emit(s, rec, perfring_core_mmap2_encode(s->attr, PERFRING_RECORD_MMAP2, &m, &sid,
+							     rec, PERFRING_RECORD_MAX_SIZE));
 	}
 	free(line);
 	fclose(f);
