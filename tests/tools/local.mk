@@ -54,7 +54,8 @@ tests_tools_check_json_codec_LDADD = tools/libtool-json.la $(TEST_LDADD) $(GLIB_
 EXTRA_tests_tools_check_json_codec_DEPENDENCIES = $(plugin_LTLIBRARIES) $(check_LTLIBRARIES)
 TESTS += tests/tools/check_json_codec
 TOOLS_SH_TESTS += tests/tools/replay-json.sh tests/tools/replay-damage.sh \
-	tests/tools/replay-merge.sh tests/tools/replay-usage.sh tests/tools/emulator-perf.sh
+	tests/tools/replay-merge.sh tests/tools/replay-usage.sh tests/tools/emulator-perf.sh \
+	tests/tools/kernel-qemu.sh
 # Rings that wrap, and flight-recorder rings, for replay-ring.sh (and dump-ring.sh).
 check_PROGRAMS += tests/tools/replay-mkring
 tests_tools_replay_mkring_SOURCES = tests/tools/replay-mkring.c
