@@ -344,6 +344,35 @@ static double ring_alone_ns(const struct stream *s, uint64_t n)
 	return t * 1e9 / (double)n;
 }
 
+/*
+ * Overwrite (flight-recorder) mode, as a kernel's always-on ring runs: the
+ * same writes into a write_backward ring that keeps the newest data, with
+ * no reader (none is needed; the oldest records are overwritten).
+ */
+static double ring_ow_alone_ns(const struct stream *s, uint64_t n)
+{
+	static uint64_t id = 42;
+	PERFRING_EVENT_DESC(ev, .attr = &g_attr, .ids = &id, .nr_ids = 1, .name = "cpu-clock");
+	PERFRING_RING_OPTS(o, .backing = PERFRING_RING_ANON, .data_size = RING_SIZE,
+			   .flags = PERFRING_RING_OVERWRITE, .events = &ev, .nr_events = 1);
+	struct perfring_ring *r;
+	double c0, t;
+	uint64_t i;
+
+	if (perfring_ring_create(&o, NULL, &r))
+		exit(2);
+	for (i = 0; i < RING_SIZE / s->rec; i++)	/* faulted in, as warm() does */
+		if (perfring_ring_write(r, s->src + s->rec * (i & (NSRC - 1))))
+			exit(2);
+	c0 = bench_cpu_now();
+	for (i = 0; i < n; i++)
+		if (perfring_ring_write(r, s->src + s->rec * (i & (NSRC - 1))))
+			exit(2);
+	t = bench_cpu_now() - c0;
+	perfring_ring_close(r);
+	return t * 1e9 / (double)n;
+}
+
 static double naive_alone_ns(const struct stream *s, uint64_t n)
 {
 	static struct naive_ring q;
@@ -584,7 +613,7 @@ static void ring_write_bench(const struct stream *s)
 {
 	uint64_t n = (uint64_t)(20e6 * g_scale * 48 / (double)s->rec);
 	uint64_t npeer = n / 8;
-	double prod[64], pipe_r[64], wait[64], mc[64], q[64], p[64], alone[64], naive[64];
+	double prod[64], pipe_r[64], wait[64], mc[64], q[64], p[64], alone[64], naive[64], ow[64];
 	double prod_ns, ours_rps, ours_bps, mc_bps, q_rps, p_rps, alone_ns, naive_ns;
 	int reps = g_reps > 64 ? 64 : g_reps, i;
 	char a[96], b[96], name[64];
@@ -602,6 +631,7 @@ static void ring_write_bench(const struct stream *s)
 		/* alone and naive alternate, so load changes hit both alike */
 		alone[i] = ring_alone_ns(s, n);
 		naive[i] = naive_alone_ns(s, n);
+		ow[i] = ring_ow_alone_ns(s, n);
 		mc[i] = memcpy_bw(s, n * s->rec);
 		q[i] = gasyncqueue_rps(s, npeer);
 		p[i] = pipe_rps(s, npeer);
@@ -639,6 +669,10 @@ static void ring_write_bench(const struct stream *s)
 	snprintf(a, sizeof(a), "%.2fns/rec", alone_ns);
 	snprintf(b, sizeof(b), "%.2fns/rec(naive-copy+release)", naive_ns);
 	bench_line(name, a, b, alone_ns / naive_ns, strcmp(s->name, "fork") ? -1 : 1.3, 0);
+
+	snprintf(name, sizeof(name), "ring-write-overwrite-%s-vs-naive", s->name);
+	snprintf(a, sizeof(a), "%.2fns/rec(overwrite)", bench_median(ow, reps));
+	bench_line(name, a, b, bench_median(ow, reps) / naive_ns, strcmp(s->name, "fork") ? -1 : 1.3, 0);
 
 	snprintf(name, sizeof(name), "ring-write-%s-reader-vs-alone", s->name);
 	snprintf(a, sizeof(a), "%.1fMrec/s(reader-draining)", 1e3 / prod_ns);

@@ -91,6 +91,38 @@ if part ring; then
 # ---- ring-write, ring-read, nested-write --------------------------------
 "$B/bench/ring-bench" || echo "BENCH ring-bench - - ratio=- target=- FAILED (exit $?)"
 
+# ---- the freestanding core: its size, and its cost in the example kernel ----
+# .text of lib/core built with CORE_CFLAGS (-O2 -ffreestanding ...): the
+# writer (fs-ring.o) alone, and with the encoders (fs-records.o).
+core_text() { size -A "$@" 2>/dev/null | awk '$1 ~ /^\.text/ { t += $2 } END { print t + 0 }'; }
+if [ -f "$B/lib/core/fs-ring.o" ] && [ -f "$B/lib/core/fs-records.o" ]; then
+	cw=$(core_text "$B/lib/core/fs-ring.o"); ce=$(core_text "$B/lib/core/fs-records.o")
+	echo "INFO core-text writer=${cw}B writer+encoders=$((cw + ce))B" \
+	     "($(uname -m), CORE_CFLAGS; target <= 16384 B together)"
+fi
+# Instructions per sampled tick in examples/kernel: QEMU's -icount shift=0
+# advances the guest clock (and so its TSC) by 1 ns per instruction, and
+# the kernel adds up the TSC spent in each tick's sampling (frame walk,
+# SAMPLE encode, ring write) in its mailbox.
+K=$B/examples/kernel/kernel.elf
+if [ -f "$K" ] && command -v qemu-system-x86_64 >/dev/null 2>&1; then
+	kt=$(mktemp -d)
+	truncate -s 4M "$kt/ring"
+	line=$(timeout 120 qemu-system-x86_64 -M pc -m 64 -display none -nodefaults -no-reboot \
+		-icount shift=0 -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=4 \
+		-object "memory-backend-file,id=shm,share=on,mem-path=$kt/ring,size=4M" \
+		-device ivshmem-plain,memdev=shm -kernel "$K" -append "image=$K rounds=100" 2>/dev/null |
+		grep 'kernel: done')
+	rm -rf "$kt"
+	n=$(echo "$line" | sed -n 's/.*, \([0-9]*\) TSC cycles per sample.*/\1/p')
+	s=$(echo "$line" | sed -n 's/.*done, \([0-9]*\) samples.*/\1/p')
+	[ -n "$n" ] && echo "INFO kernel-tick-instructions ${n} instructions per sampled tick" \
+		"(examples/kernel under qemu -icount shift=0, $s samples: frame walk + SAMPLE encode + ring write)" ||
+		echo "INFO kernel-tick-instructions - (the example kernel did not run under QEMU)"
+else
+	echo "INFO kernel-tick-instructions - (no examples/kernel/kernel.elf or no qemu-system-x86_64)"
+fi
+
 # ---- ring-write against LTTng-UST ---------------------------------------
 # Built here, not by automake, so that nothing else depends on LTTng.
 HERE=$(cd "$(dirname "$0")" && pwd)
