@@ -653,8 +653,9 @@ static void writer_attach(struct perfring_ring *r)
 	pr_write_once(&ws->writer_pid, (uint64_t)getpid());
 }
 
-static int open_common(int fd, unsigned mode, const char *name, struct perfring_diag *diag,
-		       struct perfring_ring **out)
+/* A ring whose descriptor starts at byte `at` (page-aligned) of fd. */
+static int open_common(int fd, uint64_t at, unsigned mode, const char *name,
+		       struct perfring_diag *diag, struct perfring_ring **out)
 {
 	struct perfring_ring *r = NULL;
 	struct stat st;
@@ -670,6 +671,13 @@ static int open_common(int fd, unsigned mode, const char *name, struct perfring_
 		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot stat: %s", strerror(-err));
 		goto fail;
 	}
+	if (at % sys_page_size() || at > (uint64_t)st.st_size) {
+		err = -EINVAL;
+		pr_diag_set(diag, err, name, at,
+			    "ring offset %" PRIu64 " is not a page boundary inside the file", at);
+		goto fail;
+	}
+	st.st_size -= (off_t)at;	/* from here on: the ring's part of the file */
 	if ((uint64_t)st.st_size < sizeof(struct pr_desc)) {
 		err = -EBADMSG;
 		pr_diag_set(diag, err, name, (uint64_t)st.st_size,
@@ -680,7 +688,7 @@ static int open_common(int fd, unsigned mode, const char *name, struct perfring_
 	{
 		struct pr_desc d;
 
-		got = pread(fd, &d, sizeof(d), 0);
+		got = pread(fd, &d, sizeof(d), (off_t)at);
 		if (got != (ssize_t)sizeof(d)) {
 			err = got < 0 ? -errno : -EBADMSG;
 			pr_diag_set(diag, err, name, 0, "cannot read the descriptor");
@@ -695,7 +703,7 @@ static int open_common(int fd, unsigned mode, const char *name, struct perfring_
 		err = -ENOMEM;
 		goto fail;
 	}
-	got = pread(fd, buf, dsz, 0);
+	got = pread(fd, buf, dsz, (off_t)at);
 	if (got != (ssize_t)dsz) {
 		err = got < 0 ? -errno : -EBADMSG;
 		pr_diag_set(diag, err, name, 0, "cannot read the descriptor");
@@ -724,7 +732,7 @@ static int open_common(int fd, unsigned mode, const char *name, struct perfring_
 	}
 	prot = accmode == O_RDWR ? PROT_READ | PROT_WRITE : PROT_READ;
 	r->map_len = (size_t)(r->data_file_off + r->data_size);
-	base = mmap(NULL, r->map_len, prot, MAP_SHARED, fd, 0);
+	base = mmap(NULL, r->map_len, prot, MAP_SHARED, fd, (off_t)at);
 	if (base == MAP_FAILED) {
 		err = -errno;
 		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot map: %s", strerror(-err));
@@ -734,9 +742,10 @@ static int open_common(int fd, unsigned mode, const char *name, struct perfring_
 	r->owns_map = 1;
 	r->fd = fd;
 	r->mode = mode;
+	r->data_file_off += at;		/* offsets in diagnostics are the file's */
 	r->hdr_writable = prot & PROT_WRITE;
 	r->ws = &((struct pr_desc *)base)->ws;
-	ring_set_area(r, (unsigned char *)base + (r->data_file_off - r->page_size));
+	ring_set_area(r, (unsigned char *)base + (r->data_file_off - at - r->page_size));
 	if (pr_read_once(&r->hdr->data_offset) != r->page_size ||
 	    pr_read_once(&r->hdr->data_size) != r->data_size) {
 		err = -EBADMSG;
@@ -787,7 +796,27 @@ PERFRING_API int perfring_ring_open(const char *path, unsigned mode,
 		pr_diag_set(diag, err, path, PR_NO_OFFSET, "cannot open: %s", strerror(errno));
 		return err;
 	}
-	err = open_common(fd, mode, path, diag, out);
+	err = open_common(fd, 0, mode, path, diag, out);
+	if (err)
+		close(fd);
+	return err;
+}
+
+PERFRING_API int perfring_ring_open_at(const char *path, uint64_t offset, unsigned mode,
+				       struct perfring_diag *diag, struct perfring_ring **out)
+{
+	int fd, err;
+
+	if (!out || !path || !mode || (mode & ~(PERFRING_RING_READ | PERFRING_RING_WRITE)))
+		return -EINVAL;
+	*out = NULL;
+	fd = open(path, (mode & PERFRING_RING_WRITE) ? O_RDWR | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, path, PR_NO_OFFSET, "cannot open: %s", strerror(errno));
+		return err;
+	}
+	err = open_common(fd, offset, mode, path, diag, out);
 	if (err)
 		close(fd);
 	return err;
@@ -824,7 +853,7 @@ PR_HIDDEN int pr_ring_open_fd_named(int fd, unsigned mode, const char *name,
 		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot duplicate fd");
 		return err;
 	}
-	err = open_common(dfd, mode, name, diag, out);
+	err = open_common(dfd, 0, mode, name, diag, out);
 	if (err)
 		close(dfd);
 	return err;

@@ -125,6 +125,19 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *opts,
 PERFRING_API int perfring_ring_open(const char *path, unsigned mode,
 				    struct perfring_diag *diag,
 				    struct perfring_ring **out);
+/*
+ * A ring that starts at byte offset (a multiple of the page size) of a
+ * file: the ring file's layout, descriptor first, laid out there by
+ * someone else, such as a kernel under QEMU whose RAM (or shared memory
+ * device) is that file (perfring_core_file_init; doc/porting-a-kernel.md).
+ * As perfring_ring_open otherwise; READ opens the file read-only, so the
+ * producer's memory is never written.  Offsets in diagnostics and
+ * perfring_ring_data_file_offset are the file's.  -EINVAL for an offset
+ * that is not a page boundary inside the file.
+ */
+PERFRING_API int perfring_ring_open_at(const char *path, uint64_t offset, unsigned mode,
+				       struct perfring_diag *diag,
+				       struct perfring_ring **out);
 PERFRING_API int perfring_ring_open_fd(int fd, unsigned mode,
 				       struct perfring_diag *diag,
 				       struct perfring_ring **out);

@@ -424,6 +424,58 @@ START_TEST(test_layout_reopen_file)
 }
 END_TEST
 
+/* A ring file laid out at an offset of a bigger file (a guest's RAM). */
+START_TEST(test_layout_open_at)
+{
+	struct perfring_diag d;
+	struct perfring_ring *r, *r2;
+	struct perfring_reader *rd;
+	struct perfring_record rec = { .sz = sizeof(rec) };
+	char path[512], big[512], buf[4096];
+	unsigned wr;
+	uint64_t seq, i, off = 3 * (uint64_t)sysconf(_SC_PAGESIZE);
+	FILE *in, *out;
+	size_t n;
+
+	make_path(path, sizeof(path), "at.ring");
+	make_path(big, sizeof(big), "at.ram");
+	r = mk_two_event_ring(PERFRING_RING_FILE, path);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(trec_write(r, 2, i, trec_size(2, i, 200)), 0);
+	perfring_ring_close(r);
+	in = fopen(path, "rb");
+	out = fopen(big, "wb");
+	ck_assert(in && out);
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < off; i += sizeof(buf))
+		ck_assert_uint_eq(fwrite(buf, 1, sizeof(buf) < off - i ? sizeof(buf) : off - i, out) > 0, 1);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+	memset(buf, 0, sizeof(buf));
+	ck_assert_uint_eq(fwrite(buf, 1, sizeof(buf), out), sizeof(buf));	/* more after it */
+	fclose(in);
+	fclose(out);
+
+	memset(&d, 0, sizeof(d));
+	ck_assert_int_eq(perfring_ring_open(big, PERFRING_RING_READ, &d, &r2), -EBADMSG);
+	ck_assert_int_eq(perfring_ring_open_at(big, off + 8, PERFRING_RING_READ, &d, &r2), -EINVAL);
+	ck_assert_int_eq(perfring_ring_open_at(big, off, PERFRING_RING_READ, &d, &r2), 0);
+	check_events(r2, CLOCK_REALTIME);
+	ck_assert_uint_eq(perfring_ring_data_file_offset(r2), off + 2 * 4096);
+	ck_assert_int_eq(perfring_reader_new(r2, &rd), 0);
+	for (i = 0; i < 10; i++) {
+		ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+		ck_assert(trec_check(rec.hdr, &wr, &seq));
+		ck_assert_uint_eq(seq, i);
+	}
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 0);
+	perfring_reader_free(rd);
+	perfring_ring_close(r2);
+	unlink(path);
+	unlink(big);
+}
+END_TEST
+
 START_TEST(test_layout_reopen_memfd)
 {
 	struct perfring_ring *r, *r2, *r3;
@@ -2450,6 +2502,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_layout_offsets);
 	tcase_add_test(tc, test_layout_backings);
 	tcase_add_test(tc, test_layout_reopen_file);
+	tcase_add_test(tc, test_layout_open_at);
 	tcase_add_test(tc, test_layout_reopen_memfd);
 	tcase_add_test(tc, test_layout_bad_opts);
 	tcase_add_test(tc, test_layout_reserve_sizes);
