@@ -9,6 +9,8 @@ MAN_FRAGMENTS = doc/common-env.man doc/common-tool.man
 EXTRA_DIST += $(man_MANS:=.in) $(MAN_FRAGMENTS)
 # The format notes the code cites ("doc/perf-format.md 3.4").
 EXTRA_DIST += doc/perf-format.md
+# For someone porting a kernel to the freestanding core (lib/core).
+EXTRA_DIST += doc/porting-a-kernel.md
 CLEANFILES += $(man_MANS)
 
 MAN_GEN = $(AM_V_GEN)$(MKDIR_P) doc && $(AWK) -v dir='$(srcdir)/doc' -v version='$(VERSION)' -v plugindir='$(plugindir)' \
