@@ -187,20 +187,88 @@ static const struct perfring_attr attr = {
 };
 static const uint64_t event_id = 1;
 
-static void emit(const void *rec)
+/*
+ * One process-context record.  TIME must not go back on this CPU: a
+ * tick's SAMPLE (at the tick's time) that lands before our record must
+ * not be later than our time, and one that nests inside our reservation
+ * lands after it with a later time.  So the time is read just before the
+ * reserve, and if a tick came in between (its SAMPLE went first), the
+ * space is given back and it all starts again.  wait_tick: wait for a
+ * tick between the two halves of the copy, to show a SAMPLE nesting
+ * inside the open reservation (the EXIT records do).
+ */
+typedef int (*encode_fn)(const void *arg, uint64_t time, unsigned char *rec, size_t len);
+
+static void emit_proc(encode_fn enc, const void *arg, int wait_tick)
 {
-	if (perfring_core_write(&ring, rec) == 0)
-		mbox->records++;
-	else
-		mbox->dropped++;
+	unsigned char rec[8 + 72 + 256 + 48];
+	struct perfring_wr w;
+	int n;
+
+	for (;;) {
+		uint64_t t0 = ticks;
+
+		n = enc(arg, now_ns(), rec, sizeof(rec));
+		if (n < 0 || perfring_core_reserve(&ring, (size_t)n, &w) != 0) {
+			mbox->dropped++;
+			return;
+		}
+		if (ticks == t0)
+			break;
+		perfring_core_abort(&ring, &w);
+	}
+	if (wait_tick) {
+		uint64_t t0 = ticks;
+
+		perfring_core_copy(&ring, &w, 0, rec, 16);
+		while (ticks == t0)
+			__asm__ volatile("pause");
+		perfring_core_copy(&ring, &w, 16, rec + 16, (size_t)n - 16);
+	} else {
+		perfring_core_copy(&ring, &w, 0, rec, (size_t)n);
+	}
+	perfring_core_commit(&ring, &w);
+	mbox->records++;
 }
 
-static struct perfring_sample_id sid_of(uint32_t pid, uint32_t tid)
+static struct perfring_sample_id sid_at(uint32_t pid, uint32_t tid, uint64_t time)
 {
-	struct perfring_sample_id sid = { .pid = pid, .tid = tid, .time = now_ns(),
+	struct perfring_sample_id sid = { .pid = pid, .tid = tid, .time = time,
 					  .id = event_id, .identifier = event_id };
 
 	return sid;
+}
+
+static int enc_comm(const void *arg, uint64_t time, unsigned char *rec, size_t len)
+{
+	const struct perfring_comm *c = arg;
+	struct perfring_sample_id sid = sid_at(c->pid, c->tid, time);
+
+	return perfring_core_comm_encode(&attr, c, &sid, rec, len);
+}
+
+/* FORK (from the parent, init) or EXIT (from the task) of pid, child of init */
+struct task_rec {
+	uint32_t type, pid;
+};
+
+static int enc_task(const void *arg, uint64_t time, unsigned char *rec, size_t len)
+{
+	const struct task_rec *tr = arg;
+	struct perfring_task tk = { .pid = tr->pid, .ppid = 1, .tid = tr->pid, .ptid = 1,
+				    .time = time };
+	uint32_t who = tr->type == PERFRING_RECORD_FORK ? 1 : tr->pid;
+	struct perfring_sample_id sid = sid_at(who, who, time);
+
+	return perfring_core_task_encode(&attr, tr->type, &tk, &sid, rec, len);
+}
+
+static int enc_mmap2(const void *arg, uint64_t time, unsigned char *rec, size_t len)
+{
+	const struct perfring_mmap2 *m = arg;
+	struct perfring_sample_id sid = sid_at(m->pid, m->tid, time);
+
+	return perfring_core_mmap2_encode(&attr, PERFRING_RECORD_MMAP2, m, &sid, rec, len);
 }
 
 /* ---- tasks ----------------------------------------------------------------------------------- */
@@ -262,39 +330,20 @@ static __attribute__((noreturn)) void task_entry(struct task *t);
  */
 __attribute__((noinline)) static void write_exit(struct task *t)
 {
-	unsigned char rec[128];
-	struct perfring_task tk = { .pid = t->pid, .ppid = 1, .tid = t->pid, .ptid = 1,
-				    .time = now_ns() };
-	struct perfring_sample_id sid = sid_of(t->pid, t->pid);
-	struct perfring_wr w;
-	uint64_t t0;
-	int n = perfring_core_task_encode(&attr, PERFRING_RECORD_EXIT, &tk, &sid, rec, sizeof(rec));
+	struct task_rec tr = { PERFRING_RECORD_EXIT, t->pid };
 
-	if (n < 0 || perfring_core_reserve(&ring, (size_t)n, &w) != 0) {
-		mbox->dropped++;
-		return;
-	}
-	perfring_core_copy(&ring, &w, 0, rec, 16);
-	t0 = ticks;
-	while (ticks == t0)
-		__asm__ volatile("pause");
-	perfring_core_copy(&ring, &w, 16, rec + 16, (size_t)n - 16);
-	perfring_core_commit(&ring, &w);
-	mbox->records++;
+	emit_proc(enc_task, &tr, 1);
 }
 
 static __attribute__((noreturn)) void task_entry(struct task *t)
 {
-	unsigned char rec[128];
 	struct perfring_comm c = { .pid = t->pid, .tid = t->pid, .exec = true,
 				   .misc = PERFRING_MISC_USER };
-	struct perfring_sample_id sid = sid_of(t->pid, t->pid);
 	int i;
 
 	for (i = 0; t->name[i] && i < PERFRING_COMM_LEN - 1; i++)
 		c.comm[i] = t->name[i];
-	if (perfring_core_comm_encode(&attr, &c, &sid, rec, sizeof(rec)) > 0)
-		emit(rec);
+	emit_proc(enc_comm, &c, 0);
 	while (!t->should_exit)
 		t->work();
 	write_exit(t);
@@ -311,17 +360,11 @@ static __attribute__((noreturn)) void task_entry(struct task *t)
  */
 __attribute__((noinline)) static void spawn(struct task *t)
 {
-	unsigned char rec[128];
-	struct perfring_task tk = { .pid = t->pid, .ppid = 1, .tid = t->pid, .ptid = 1,
-				    .time = now_ns() };
-	struct perfring_sample_id sid = sid_of(1, 1);
+	struct task_rec tr = { PERFRING_RECORD_FORK, t->pid };
 	uint64_t *sp;
 	struct regs *r;
-	int n;
 
-	n = perfring_core_task_encode(&attr, PERFRING_RECORD_FORK, &tk, &sid, rec, sizeof(rec));
-	if (n > 0)
-		emit(rec);
+	emit_proc(enc_task, &tr, 0);
 	const uint64_t *fp = __builtin_frame_address(0);	/* our frame: init's rbp, return */
 
 	sp = (uint64_t *)(void *)(t->stack_hi - 24);	/* 8 mod 16, as after a call */
@@ -622,14 +665,12 @@ extern unsigned char _load_start[], _bss_end[], _build_id_note[];
 
 static void write_image_mmap2(const char *path)
 {
-	unsigned char rec[8 + 72 + 256 + 48];
 	char pg[24];
 	const uint32_t *note = (const uint32_t *)(const void *)_build_id_note;
 	struct perfring_mmap2 m = { .pid = 1, .tid = 1, .addr = (uint64_t)_load_start,
 				    .len = (uint64_t)(_bss_end - _load_start),
 				    .prot = 5 /* PROT_READ | PROT_EXEC */, .flags = 2 /* MAP_PRIVATE */,
 				    .misc = PERFRING_MISC_USER, .filename = path };
-	struct perfring_sample_id sid = sid_of(1, 1);
 	size_t n = 0;
 
 	m.pgoff = num(arg("pgoff", pg, sizeof(pg)), 0x1000);
@@ -642,8 +683,7 @@ static void write_image_mmap2(const char *path)
 		m.build_id_size = (uint8_t)note[1];
 		memcpy(m.build_id, (const unsigned char *)(note + 4), note[1]);
 	}
-	if (perfring_core_mmap2_encode(&attr, PERFRING_RECORD_MMAP2, &m, &sid, rec, sizeof(rec)) > 0)
-		emit(rec);
+	emit_proc(enc_mmap2, &m, 0);
 }
 
 void kmain(uint32_t mbi)
@@ -654,10 +694,8 @@ void kmain(uint32_t mbi)
 	static const char *names[NR_TASKS] = { "render", "physics", "audio" };
 	static void (*const works[NR_TASKS])(void) = { render_frame, step_physics, mix_audio };
 	static const uint32_t quanta[NR_TASKS] = { 6, 3, 1 };	/* 60/30/10 */
-	unsigned char rec[128];
 	struct perfring_comm c = { .pid = 1, .tid = 1, .comm = "init", .exec = true,
 				   .misc = PERFRING_MISC_USER };
-	struct perfring_sample_id sid;
 	unsigned char *bar;
 	uint64_t bar_size = 0, rounds;
 	char rb[24];
@@ -699,9 +737,7 @@ void kmain(uint32_t mbi)
 	puts_serial(" bytes\n");
 
 	setup_interrupts();
-	sid = sid_of(1, 1);
-	if (perfring_core_comm_encode(&attr, &c, &sid, rec, sizeof(rec)) > 0)
-		emit(rec);
+	emit_proc(enc_comm, &c, 0);
 	if (image[0])
 		write_image_mmap2(image);
 	for (i = 0; i < NR_TASKS; i++) {

@@ -11,7 +11,7 @@
 
 command -v pkg-config >/dev/null || skip "no pkg-config"
 pr_install "$W/root" install-libLTLIBRARIES install-pluginLTLIBRARIES install-binPROGRAMS \
-	install-perfringincludeHEADERS install-nodist_perfringincludeHEADERS \
+	install-perfringincludeHEADERS install-nodist_perfringincludeHEADERS install-perfringcoreHEADERS \
 	install-pkgconfigDATA
 pr_pkgconfig "$W/root"
 LD_LIBRARY_PATH="$W/root$pr_libdir"

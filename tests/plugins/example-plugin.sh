@@ -9,7 +9,7 @@ command -v pkg-config >/dev/null || skip "no pkg-config"
 # Install (only what a plugin author needs: library, plugins, tools,
 # headers, perfring.pc) from a fresh build: see pr_install in tests/testlib.sh.
 pr_install "$W/root" install-libLTLIBRARIES install-pluginLTLIBRARIES install-binPROGRAMS \
-	install-perfringincludeHEADERS install-nodist_perfringincludeHEADERS \
+	install-perfringincludeHEADERS install-nodist_perfringincludeHEADERS install-perfringcoreHEADERS \
 	install-pkgconfigDATA
 for h in perfring.h plugin.h registry.h sideband.h records.h version.h; do
 	[ -n "$(find "$W/root" -path "*/include/perfring/$h")" ] && ok "not: $h not installed" || die "$h not installed"
