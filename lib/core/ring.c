@@ -120,7 +120,7 @@ int perfring_core_ring_init(struct perfring_core_ring *c, struct perfring_mmap_p
 {
 	uint64_t max;
 
-	if (!c || !hdr || !data || !ws || !is_pow2(data_size) || data_size < 16 ||
+	if (!c || !hdr || !data || !ws || !is_pow2(data_size) || data_size < 8 ||
 	    (flags & ~(PERFRING_CORE_OVERWRITE | PERFRING_CORE_WRITABLE)))
 		return -PERFRING_CORE_EINVAL;
 	__builtin_memset(c, 0, sizeof(*c));
@@ -133,7 +133,7 @@ int perfring_core_ring_init(struct perfring_core_ring *c, struct perfring_mmap_p
 	c->tail_seen = pr_read_once(&hdr->data_tail);
 	max = data_size - 8 < PERFRING_RECORD_MAX_SIZE ? data_size - 8 : PERFRING_RECORD_MAX_SIZE;
 	/* the fast path of perfring_core_write: normal mode only */
-	c->fast_lim = (flags & PERFRING_CORE_OVERWRITE) ? 0 : max - 8 + 1;
+	c->fast_lim = (flags & PERFRING_CORE_OVERWRITE) || max < 8 ? 0 : max - 8 + 1;
 	c->room = data_size - 8;
 	c->lost_size = PRC_LOST_BODY;	/* LOST without a trailer until set_lost */
 	return 0;

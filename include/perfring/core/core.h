@@ -128,7 +128,7 @@ struct perfring_core_ring {
 
 /*
  * Set c up for a ring whose control page is hdr and whose data area is
- * data (data_size bytes, a power of two >= 16).  ws: the producer state
+ * data (data_size bytes, a power of two >= 8).  ws: the producer state
  * (its head should equal data_head; perfring_core_ring_reset does that).
  * flags: PERFRING_CORE_OVERWRITE or 0.  Writes nothing to the ring.
  * Returns 0 or -EINVAL.
