@@ -21,7 +21,7 @@ lib_libperfring_la_SOURCES = \
 	lib/validate.c \
 	lib/writer.c \
 	lib/writer-merge.c \
-	lib/writer-features.c \
+	lib/writer-features.c lib/writer-copy.c \
 	lib/writer-private.h \
 	lib/writer-zstd.c \
 	lib/tracefs.c

@@ -633,6 +633,10 @@ static void wr_free(struct perfring_writer *w)
 	free(w->zrec);
 	free(w->tdata.p);
 	free(w->tracefs);
+	if (w->given)
+		for (k = 0; k < WR_NR_FEAT_IDS; k++)
+			free(w->given[k].p);
+	free(w->given);
 	free(w);
 }
 
@@ -675,6 +679,7 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 		return -EINVAL;
 	}
 	if ((unsigned)o.kmap > PERFRING_WRITER_KMAP_NONE || o.argc < 0 ||
+	    (unsigned)o.host > PERFRING_WRITER_HOST_NONE ||
 	    (o.argc > 0 && !o.argv) || (o.tracing_data_size && !o.tracing_data)) {
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad option value");
 		return -EINVAL;
@@ -713,7 +718,10 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	w->src = calloc(1, sizeof(*w->src));
 	w->heap = calloc(1, sizeof(*w->heap));
 	w->obuf = malloc(WR_OBUF_SIZE);
-	if (uname(&u) < 0)
+	w->host_none = o.host == PERFRING_WRITER_HOST_NONE;
+	if (w->host_none)
+		memset(&u, 0, sizeof(u));	/* only what is given */
+	else if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
 	w->hostname = strdup(o.hostname ? o.hostname : u.nodename);
 	w->osrelease = strdup(o.osrelease ? o.osrelease : u.release);
