@@ -539,10 +539,14 @@ int jit_bake_file(const char *path, int argc, const char *const *argv,
 		goto out;
 	}
 	{
+		/* The file's own header goes into its rewrite, as it is. */
 		PERFRING_WRITER_OPTS(o, .path = path, .kmap = PERFRING_WRITER_KMAP_NONE,
-				     .argc = argc, .argv = argv);
+				     .argc = argc, .argv = argv,
+				     .host = PERFRING_WRITER_HOST_NONE);
 
-		if (perfring_writer_open(&o, &diag, &w) < 0) {
+		if (perfring_writer_open(&o, &diag, &w) < 0 ||
+		    perfring_writer_copy_features(w, pd, PERFRING_WRITER_COPY_ALL, NULL,
+						  &diag) < 0) {
 			tool_error_diag(&diag);
 			goto out;
 		}

@@ -67,6 +67,13 @@ tests_tools_pd_swap_SOURCES = tests/tools/pd-swap.c tests/lib/pd-testlib.c tests
 tests_tools_pd_swap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_tools_pd_swap_LDADD = lib/libperfring.la
 TOOLS_SH_TESTS += tests/tools/replay-sources.sh
+# Other machines' perf.data: the header, build ids and tracing data of the
+# input carried through replay (pd-foreign makes a recording look as if
+# another host had made it).
+check_PROGRAMS += tests/tools/pd-foreign
+tests_tools_pd_foreign_SOURCES = tests/tools/pd-foreign.c
+tests_tools_pd_foreign_LDADD = lib/libperfring.la
+TOOLS_SH_TESTS += tests/tools/replay-foreign.sh
 
 # Hostile conditions through the tools: perf.data files cut at every record
 # boundary (truncated-input.sh), an output that cannot be written
