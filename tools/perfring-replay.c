@@ -7,11 +7,15 @@
  * The kind of each input is told by its magic ("PRFRING" ring descriptor,
  * "PERFILE2" perf.data in either byte order), never by its name.
  *
- * Damaged rings: the library's reader stops at a framing error; replay then
- * scans forward, 8 bytes at a time, for a plausible record (known kernel
- * type, sane size, a body its decoder accepts) and carries on from there, so
- * every record that can be found is written.  Each problem is reported as
- * "perfring-replay: FILE: offset 0x...: what" and the exit status is 1.
+ * Damaged rings are read with the library's resynchronising reader
+ * (PERFRING_SOURCE_RESYNC): it reports each damage and goes on at the next
+ * plausible record, so every record that can be found is written.  Each
+ * problem is reported as "perfring-replay: FILE: offset 0x...: what" and
+ * the exit status is 1.
+ *
+ * The output's header features are the inputs' (carry_features below;
+ * perfring-replay(1), HEADER FEATURES), never this machine's unless
+ * --host-features.
  */
 #include "config.h"
 
