@@ -5,8 +5,9 @@
  * header feature of IN, but HOSTNAME and OSRELEASE say HOST and OSRELEASE,
  * and the kernel's BUILD_ID entry ([kernel.kallsyms]) gets another build
  * id (each byte inverted), so that perf will not name its addresses with
- * this machine's kallsyms.  "pipe": OUT in pipe mode.  Exit 0, or 1 with
- * the reason.
+ * this machine's kallsyms.  It also gets a feature no perf knows (id 40,
+ * "opaque ..." and 0..255), as a newer perf's would be (file mode only:
+ * a stream ends its features at 32).  "pipe": OUT in pipe mode.  Exit 0, or 1 with the reason.
  */
 #include "config.h"
 
@@ -108,6 +109,14 @@ int main(int argc, char **argv)
 	    set_str(w, PERFRING_FEAT_OSRELEASE, argv[4], &d) < 0 ||
 	    foreign_kernel(w, pd, &d) < 0)
 		return die(&d, "features");
+	{
+		unsigned char opaque[16 + 256] = "opaque feature";
+
+		for (int i = 0; i < 256; i++)
+			opaque[16 + i] = (unsigned char)i;
+		if (argc == 5 && perfring_writer_set_feature(w, 40, opaque, sizeof(opaque), &d) < 0)
+			return die(&d, "feature 40");
+	}
 	while ((ret = perfring_perfdata_next(pd, &r, &d)) == 1)
 		if (perfring_writer_write(w, 0, r.header, r.size, &d) < 0)
 			return die(&d, "record");

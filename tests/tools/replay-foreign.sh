@@ -26,6 +26,14 @@ host_lines() {
 		grep -v '^# cmdline'
 }
 script() { "$PERF" script -i "$1" 2>/dev/null; }
+# feature_bytes FILE ID: the payload of feature ID, in hex (where
+# perfring-dump --header says it lies)
+feature_bytes() {
+	set -- "$1" $("$DUMP" --header "$1" |
+		sed -n "s/^feature $2 .*(offset \(0x[0-9a-f]*\), \([0-9]*\) bytes)\$/\1 \2/p")
+	[ $# -eq 3 ] || return 0
+	dd if="$1" bs=1 skip=$(($2)) count="$3" 2>/dev/null | od -An -tx1
+}
 buildids() { "$PERF" buildid-list -i "$1" 2>/dev/null | sort; }
 
 # A recording with kernel frames: dd spends its time in system calls.
@@ -41,6 +49,9 @@ nk=$(grep -c '\[unknown\] (\[kernel.kallsyms\])' far.script)
 [ "$nk" -gt 0 ] && ok "perf leaves its $nk kernel frames [unknown]" ||
 	bad "perf names the other machine's kernel frames: $(grep -m3 kernel.kallsyms far.script)"
 buildids far.data >far.ids
+feature_bytes far.data 40 >far.f40
+[ -s far.f40 ] && ok "the other machine's file has a feature no perf knows" ||
+	bad "no feature 40 in far.data: $("$DUMP" --header far.data | grep '^feature')"
 
 for mode in plain z; do
 	opt=
@@ -54,6 +65,8 @@ for mode in plain z; do
 	same "replay $opt: the same build ids" far.ids out-$mode.ids
 	script out-$mode.data >out-$mode.script
 	same "replay $opt: perf script prints the same lines" far.script out-$mode.script
+	feature_bytes out-$mode.data 40 >out-$mode.f40
+	same "replay $opt: a feature no perf knows, byte for byte" far.f40 out-$mode.f40
 done
 "$PERF" report --header-only -i out-plain.data 2>/dev/null | grep '^# cmdline' >cmd.txt
 has "the command line is replay's (the rewrite's own)" cmd.txt 'perfring-replay -o out-plain.data far.data'
