@@ -53,7 +53,7 @@
 
 void pr_buf_put(struct pr_buf *b, const void *p, size_t n)
 {
-	if (b->oom)
+	if (b->oom || !n)
 		return;
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 256;
