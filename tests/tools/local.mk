@@ -67,6 +67,11 @@ tests_tools_pd_swap_SOURCES = tests/tools/pd-swap.c tests/lib/pd-testlib.c tests
 tests_tools_pd_swap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_tools_pd_swap_LDADD = lib/libperfring.la
 TOOLS_SH_TESTS += tests/tools/replay-sources.sh
+# The legacy "PERFFILE" format (perf 2.6.31 .. 3.x), as legacy-mk writes
+# it, in both byte orders, against the real perf.
+check_PROGRAMS += tests/tools/legacy-mk
+tests_tools_legacy_mk_SOURCES = tests/tools/legacy-mk.c
+TOOLS_SH_TESTS += tests/tools/legacy-perffile.sh
 
 # Hostile conditions through the tools: perf.data files cut at every record
 # boundary (truncated-input.sh), an output that cannot be written
