@@ -1000,8 +1000,9 @@ static void header_top(struct dump *d)
 	{
 		const struct perfring_perfdata_header *h = perfring_perfdata_header(d->pd);
 
-		printf("perf.data, %s mode%s\n", perfring_perfdata_is_pipe(d->pd) ? "pipe" : "file",
-		       perfring_perfdata_needs_swap(d->pd) ? ", other byte order (swapped)" : "");
+		printf("perf.data, %s mode%s%s\n", perfring_perfdata_is_pipe(d->pd) ? "pipe" : "file",
+		       perfring_perfdata_needs_swap(d->pd) ? ", other byte order (swapped)" : "",
+		       h->version == 1 ? ", legacy PERFFILE format" : "");
 		printf("header size: %" PRIu64 "\n", h->header_size);
 		if (!perfring_perfdata_is_pipe(d->pd)) {
 			printf("attr entry size: %" PRIu64 "\n", h->attr_size);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perf.data reader: file mode and pipe mode, every perf version from 3.x on,
+ * perf.data reader: file mode and pipe mode, every perf version from 2.6.31
+ * on (the legacy "PERFFILE" format included: see perfring_perfdata_open),
  * either byte order, PERF_RECORD_COMPRESSED (zstd), feature sections.
  *
  * The reader streams: it keeps a window of the input (at most 1 MiB by
@@ -82,6 +83,19 @@ struct perfring_perfdata_opts {
  * data (16-byte header) is recognised in a regular file as well as in a
  * pipe; file-mode data needs a seekable input.
  *
+ * The legacy format (magic "PERFFILE", perf 2.6.31 until 2012; header
+ * version 1) is read as perf 6.1 reads it: its magic has the same bytes in
+ * either byte order, which is told by the pipe header's size (16) or by the
+ * file header's attr_size (an attr of 64, 72, 80, 96 or 104 bytes + 16); the
+ * header is 104 bytes, or 72 without the feature bitmap (2.6.31/32).  Old
+ * perf left attr.size 0 and wrote its own sizeof(perf_event_attr): such an
+ * attr is read as header.attr_size - 16 bytes (perf 6.1 reads 64 and, for
+ * the 72-byte attrs of 2.6.33 on, takes its ids 8 bytes early), and
+ * swapped whole (perf 6.1 swaps no field past attr.size 0).  Event types
+ * name tracepoints only, as old perf wrote them; a hardware or software
+ * attr without a name gets perf 6.1's ("cycles:HG").  The build-id table
+ * without pids (2.6.33) is formatted as perf reads it.
+ *
  * opts and diag may be NULL.  Returns 0 and *out, or:
  *  -ENOENT/-EACCES/... from open(2), -EIO on a read error,
  *  -EBADMSG if the input is not a perf.data (bad magic, header, attr or id
@@ -116,6 +130,9 @@ struct perfring_perfdata_header {
 	uint64_t attrs_offset, attrs_size;
 	uint64_t data_offset, data_size;
 	uint64_t features[4];	/* feature bitmap, native order */
+	/* Appended: 2 for the "PERFILE2" magic, 1 for the legacy "PERFFILE"
+	 * format (perf from 2.6.31 until 2012; see perfring_perfdata_open). */
+	uint32_t version;
 };
 PERFRING_API const struct perfring_perfdata_header *
 perfring_perfdata_header(const struct perfring_perfdata *pd);
@@ -131,7 +148,8 @@ PERFRING_API uint32_t perfring_perfdata_nr_attrs(const struct perfring_perfdata 
  * Borrow attr idx: its attr, its ids (the attr's id section in file mode,
  * the HEADER_ATTR record in pipe mode; ids that only ID_INDEX records name
  * are used to attribute records but not listed) and its name (from
- * EVENT_DESC, an EVENT_UPDATE NAME record, or perf 3.x event types; NULL if
+ * EVENT_DESC, an EVENT_UPDATE NAME record, or perf 3.x event types; in a
+ * legacy file, perf 6.1's name of a hardware or software event; NULL if
  * none was seen yet).  Any out pointer may be NULL.  All pointers stay valid until
  * perfring_perfdata_close(), also while attrs are added and renamed.
  * Returns 0 or -ENOENT if idx is out of range.

@@ -74,6 +74,11 @@ check_PROGRAMS += tests/tools/pd-foreign
 tests_tools_pd_foreign_SOURCES = tests/tools/pd-foreign.c
 tests_tools_pd_foreign_LDADD = lib/libperfring.la
 TOOLS_SH_TESTS += tests/tools/replay-foreign.sh
+# The legacy "PERFFILE" format (perf 2.6.31 .. 3.x), as legacy-mk writes
+# it, in both byte orders, against the real perf.
+check_PROGRAMS += tests/tools/legacy-mk
+tests_tools_legacy_mk_SOURCES = tests/tools/legacy-mk.c
+TOOLS_SH_TESTS += tests/tools/legacy-perffile.sh
 
 # Hostile conditions through the tools: perf.data files cut at every record
 # boundary (truncated-input.sh), an output that cannot be written
