@@ -31,6 +31,8 @@ TOOLS_SH_TESTS = tests/tools/record-perf.sh tests/tools/record-stat.sh \
 	tests/tools/record-errors.sh tests/tools/record-tracepoint.sh \
 	tests/tools/record-compress.sh tests/tools/record-dwarf.sh \
 	tests/tools/record-options.sh tests/tools/record-progress.sh
+# An output that is not a regular file (/dev/null, a FIFO, -o -).
+TOOLS_SH_TESTS += tests/tools/record-devnull.sh
 
 # perfring-dump: end-to-end tests against the real perf (dump-perf.sh),
 # damaged input (dump-damage.sh), --check on inputs with known problems
