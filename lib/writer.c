@@ -334,7 +334,7 @@ static int is_unknown_type(uint32_t t)
 {
 	return t == PERFRING_RECORD_PAD ||
 	       (t >= PERFRING_RECORD_KERNEL_MAX && t < PERFRING_RECORD_HEADER_ATTR) ||
-	       t >= PERFRING_RECORD_HEADER_MAX;
+	       (t >= PERFRING_RECORD_HEADER_MAX && t != PERFRING_RECORD_COMPRESSED2);
 }
 
 static int is_managed_type(uint32_t t)
@@ -347,6 +347,7 @@ static int is_managed_type(uint32_t t)
 	case PERFRING_RECORD_AUXTRACE:
 	case PERFRING_RECORD_HEADER_FEATURE:
 	case PERFRING_RECORD_COMPRESSED:
+	case PERFRING_RECORD_COMPRESSED2:	/* the records inside come decompressed */
 		return 1;
 	}
 	return 0;

@@ -600,6 +600,11 @@ static void put_user_record(const item_t *it)
 		put_u(n - 8);
 		put_s(" bytes of zstd data");
 		return;
+	case PERFRING_RECORD_COMPRESSED2:	/* u64 data_size, then the data */
+		put_c(' ');
+		put_u(n >= 16 ? get64(r + 8) : 0);
+		put_s(" bytes of zstd data");
+		return;
 	case PERFRING_RECORD_HEADER_TRACING_DATA:
 	case PERFRING_RECORD_AUXTRACE:
 		put_c(' ');

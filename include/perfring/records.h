@@ -66,6 +66,12 @@ enum perfring_record_type {
 	PERFRING_RECORD_COMPRESSED = 81,
 	PERFRING_RECORD_FINISHED_INIT = 82,
 	PERFRING_RECORD_HEADER_MAX = 83,	/* first user type perf 6.1 does not know */
+	/*
+	 * Newer perf's COMPRESSED with an 8-aligned size: header, u64
+	 * data_size, data_size bytes of zstd data, zero padding.  perf 6.1
+	 * refuses it; libperfring names it, counts it and decompresses it.
+	 */
+	PERFRING_RECORD_COMPRESSED2 = 83,
 };
 
 /*
@@ -79,7 +85,8 @@ enum perfring_record_type {
  * The name `perf report -D` prints for a record type ("MMAP", "SAMPLE",
  * "ATTR", "FINISHED_ROUND", "FEATURE", ...), or NULL if the type is not one
  * that perf 6.1 names (PERFRING_RECORD_PAD included: perf's index 0,
- * "TOTAL", is only a statistics row).
+ * "TOTAL", is only a statistics row).  PERFRING_RECORD_COMPRESSED2 is
+ * named as newer perf names it, "COMPRESSED2".
  */
 PERFRING_API const char *perfring_record_type_name(uint32_t type);
 /* Inverse of perfring_record_type_name; returns -ENOENT for unknown names. */

@@ -81,6 +81,12 @@ TOOLS_SH_TESTS += tests/tools/replay-foreign.sh
 check_PROGRAMS += tests/tools/legacy-mk
 tests_tools_legacy_mk_SOURCES = tests/tools/legacy-mk.c
 TOOLS_SH_TESTS += tests/tools/legacy-perffile.sh
+# Other kernels' and other perfs' records (issue 24): COMPRESSED2 and the
+# early MMAP2 layout, made from real recordings by pd-rewrite.
+check_PROGRAMS += tests/tools/pd-rewrite
+tests_tools_pd_rewrite_SOURCES = tests/tools/pd-rewrite.c
+tests_tools_pd_rewrite_LDADD =
+TOOLS_SH_TESTS += tests/tools/replay-compressed2.sh
 
 # Hostile conditions through the tools: perf.data files cut at every record
 # boundary (truncated-input.sh), an output that cannot be written
