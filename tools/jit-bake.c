@@ -133,8 +133,8 @@ static bool parse_map(const struct perfring_attr *attr, const void *rec, size_t 
 		return false;
 	if (h->type == PERFRING_RECORD_MMAP)
 		fname = 40;
-	else if (h->type == PERFRING_RECORD_MMAP2)
-		fname = 72;
+	else if (h->type == PERFRING_RECORD_MMAP2)	/* the early layout: no prot, flags */
+		fname = perfring_mmap2_layout(rec, size, tsz) == PERFRING_MMAP2_LAYOUT_EARLY ? 64 : 72;
 	else
 		return false;
 	if (size < fname + tsz + 1 || !memchr(p + fname, 0, size - fname - tsz))
@@ -143,7 +143,7 @@ static bool parse_map(const struct perfring_attr *attr, const void *rec, size_t 
 	memcpy(&m->tid, p + 12, 4);
 	memcpy(&m->addr, p + 16, 8);
 	memcpy(&m->len, p + 24, 8);
-	if (h->type == PERFRING_RECORD_MMAP) {
+	if (h->type == PERFRING_RECORD_MMAP || fname == 64) {
 		m->exec = !(h->misc & PERFRING_MISC_MMAP_DATA);
 	} else {
 		uint32_t prot;

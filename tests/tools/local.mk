@@ -86,7 +86,7 @@ TOOLS_SH_TESTS += tests/tools/legacy-perffile.sh
 check_PROGRAMS += tests/tools/pd-rewrite
 tests_tools_pd_rewrite_SOURCES = tests/tools/pd-rewrite.c
 tests_tools_pd_rewrite_LDADD =
-TOOLS_SH_TESTS += tests/tools/replay-compressed2.sh
+TOOLS_SH_TESTS += tests/tools/replay-compressed2.sh tests/tools/replay-early-mmap2.sh
 
 # Hostile conditions through the tools: perf.data files cut at every record
 # boundary (truncated-input.sh), an output that cannot be written
