@@ -103,7 +103,8 @@ noinst_PROGRAMS += examples/jit/tinyjit
 examples_jit_tinyjit_SOURCES = examples/jit/tinyjit.c
 examples_jit_tinyjit_LDADD = lib/libperfring.la
 TOOLS_SH_TESTS += tests/tools/jit-replay.sh tests/tools/jit-node.sh \
-	tests/tools/jit-perfparser.sh tests/tools/jit-record.sh tests/tools/jit-java.sh
+	tests/tools/jit-perfparser.sh tests/tools/jit-record.sh tests/tools/jit-java.sh \
+	tests/tools/jit-perfmap-dups.sh
 # (bench/jit-bench.sh is in bench/local.mk, the corpora in fuzz/local.mk)
 EXTRA_DIST += doc/jit.md examples/jit/README.md examples/jit/GNUmakefile
 
