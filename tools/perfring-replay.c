@@ -91,6 +91,7 @@ static const GOptionEntry entries[] = {
 
 static struct perfring_registry *reg;
 static unsigned problems;
+static unsigned dropped_bad;	/* records record_ok refused: not written */
 
 static void problem(const char *file, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 static void problem(const char *file, uint64_t offset, const char *fmt, ...)
@@ -375,6 +376,7 @@ static bool record_ok(const char *file, uint64_t offset, const struct perfring_a
 		return true;
 	/* The offset is the record's; the message says where inside. */
 	problem(file, offset, "%s", d.msg);
+	dropped_bad++;
 	return false;
 }
 
@@ -1197,6 +1199,9 @@ int main(int argc, char **argv)
 		status = replay_json(orig_argc, orig_argv);
 	else
 		status = replay_inputs(argc - 1, argv + 1, orig_argc, orig_argv);
+	if (dropped_bad)
+		tool_error("%u damaged records dropped (each reported above with its offset)",
+			   dropped_bad);
 	if (status == TOOL_EXIT_OK && problems)
 		status = TOOL_EXIT_PROBLEMS;
 out:

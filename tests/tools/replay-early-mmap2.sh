@@ -12,6 +12,8 @@
 # perf script on OUT equals perf script on IN).  Before: --check and replay
 # reported 7 of the 24 ("8 bytes short of its sample_id_all trailer", or
 # "not NUL-terminated" without sample_id_all) and replay dropped them.
+# Records that neither layout explains are dropped, each reported with its
+# offset, and counted in one line (before: no count).
 . "$top_srcdir/tests/testlib.sh"
 need_perf_sampling
 cd "$W" || exit 1
@@ -78,4 +80,13 @@ for v in sid noid; do
 		echo "# $v: perf $("$PERF" version | cut -d' ' -f3) reads the filename at byte 72: '/usr/lib' lost, prot 'rwxs' from its letters"
 	fi
 done
+# A record neither layout explains is still dropped, and every drop is
+# reported with its offset and counted (tests/tools/dump-mkbad's damage).
+"$B/tests/tools/dump-mkbad" pipe bad.data >bad.list || die "dump-mkbad failed"
+"$REPLAY" -o bad.out bad.data >/dev/null 2>bad.err
+status "replay of damaged records" 1 $?
+off=$(awk '$1 == "short8" { printf "0x%x", $2 }' bad.list)
+has "the MMAP2 8 bytes short of any layout is reported at its offset" bad.err "offset $off: MMAP2 record"
+nd=$(grep -c ': offset 0x' bad.err)
+has "the drops are counted" bad.err "^perfring-replay: $nd damaged records dropped \\(each reported above with its offset\\)\$"
 finish
