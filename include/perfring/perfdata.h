@@ -328,6 +328,54 @@ PERFRING_API int perfring_perfdata_feature_format(const struct perfring_perfdata
 						  const struct perfring_perfdata_feature *f,
 						  char *buf, size_t len);
 
+
+/* ---- tracing data (lib/tracing-data.c) ----------------------------------- */
+
+/*
+ * What perfring_tracing_data_check found in a blob.  A struct the library
+ * fills: set .sz = sizeof(struct perfring_tracing_data_info).  Offsets are
+ * byte offsets in the blob.
+ */
+struct perfring_tracing_data_info {
+	size_t sz;
+	char version[8];	/* "0.5" or "0.6" */
+	uint8_t big_endian;	/* the blob's endianness byte (its integers' order) */
+	uint8_t long_size;	/* 4 or 8 */
+	uint32_t page_size;
+	uint32_t nr_ftrace;	/* ftrace event formats */
+	uint32_t nr_systems;
+	uint32_t nr_events;	/* event formats of all systems */
+	uint64_t size;		/* bytes the sections take (the blob may be longer:
+				 * perf ignores the rest in a file, and a pipe
+				 * record pads to 8) */
+	uint64_t kallsyms_offset, kallsyms_size;
+	uint64_t printk_offset, printk_size;
+	uint64_t cmdlines_offset, cmdlines_size;	/* 0.6 only, else 0 */
+};
+
+/* The blob is the payload of a pipe's HEADER_TRACING_DATA record (the
+ * `size` bytes after its 16-byte record): its sections, padded to 8,
+ * must take exactly len bytes, as perf requires. */
+#define PERFRING_TRACING_DATA_PIPE 0x1u
+
+/*
+ * Validate tracing data (the TRACING_DATA feature, or the payload of a
+ * HEADER_TRACING_DATA record) of versions 0.5 and 0.6, of either byte
+ * order: magic, version, endianness byte, long and page size, the header
+ * page and header event, ftrace and per-system event formats (each format's
+ * name, ID, format and print fmt lines and its field lines), the kallsyms,
+ * printk and saved-cmdlines sections, every size and count; see
+ * lib/tracing-data.c for what is checked and why (single-byte damage that
+ * crashes perf 6.1).  Never reads outside buf[0..len).  info may be NULL.
+ * Returns 0 (well formed), -EBADMSG (damaged: diag->offset is the offset
+ * of the first damage in the blob, diag->msg what is wrong, diag->file
+ * empty), -ENOTSUP (well framed so far but a version other than 0.5 and
+ * 0.6: not validated), -EINVAL (bad arguments).
+ */
+PERFRING_API int perfring_tracing_data_check(const void *buf, size_t len, unsigned flags,
+					     struct perfring_tracing_data_info *info,
+					     struct perfring_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
