@@ -428,7 +428,7 @@ static int check_format(struct td *t, struct txt *x)
 		return tbad(t, x, x->i, "the print fmt must start with '\"'");
 	/* The quoted format, up to its closing quote (\" escapes skipped;
 	 * a line break inside is real: ext4_fc_stats has one), then the
-	 * arguments to the end of the text: strings closed, brackets
+	 * arguments to the end of their line: strings closed, brackets
 	 * balanced. */
 	for (x->i++; x->i < x->b && x->s[x->i] != '"'; x->i++)
 		if (x->s[x->i] == '\\' && x->i + 1 < x->b)
@@ -439,16 +439,17 @@ static int check_format(struct td *t, struct txt *x)
 	{
 		int depth = 0;
 
-		for (x->i++; x->i < x->b; x->i++) {
+		for (x->i++; x->i < x->b && x->s[x->i] != '\n'; x->i++) {
 			char c = x->s[x->i];
 
 			if (c == '"' || c == '\'') {	/* a string or char argument */
 				size_t q = x->i;
 
-				for (x->i++; x->i < x->b && x->s[x->i] != c; x->i++)
+				for (x->i++; x->i < x->b && x->s[x->i] != c &&
+				     x->s[x->i] != '\n'; x->i++)
 					if (x->s[x->i] == '\\' && x->i + 1 < x->b)
 						x->i++;
-				if (x->i >= x->b)
+				if (x->i >= x->b || x->s[x->i] != c)
 					return tbad(t, x, q, "quote in the print fmt's arguments is not closed");
 			} else if (c == '(' || c == '[' || c == '{') {
 				depth++;
@@ -460,6 +461,12 @@ static int check_format(struct td *t, struct txt *x)
 		if (depth)
 			return tbad(t, x, x->i, "unbalanced bracket in the print fmt");
 	}
+	/* The arguments are one line, the last of the text (the kernel's
+	 * every format): a byte after it is the start of what follows the
+	 * format, taken in by a size one too large. */
+	for (size_t i = x->i; i < x->b; i++)
+		if (x->s[i] != '\n' && x->s[i] != ' ' && x->s[i] != '\t')
+			return tbad(t, x, i, "text after the print fmt's line");
 	/* Every REC->NAME of the arguments names a field: libtraceevent
 	 * crashes printing one that does not (a flipped byte of a field's
 	 * name).  Skipped for formats with more fields than are kept. */
