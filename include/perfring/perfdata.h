@@ -169,7 +169,7 @@ struct perfring_perfdata_record {
 	uint64_t offset;
 	uint64_t inner_offset;
 	/* Bytes that follow the record in the stream without being counted in
-	 * its size (AUXTRACE data, HEADER_TRACING_DATA); skipped. */
+	 * its size (AUXTRACE data, skipped; HEADER_TRACING_DATA, see extra). */
 	uint64_t extra_size;
 	/* The attr the record belongs to (resolved by sample id for SAMPLE and,
 	 * with sample_id_all, by trailer id for other kernel records; the first
@@ -179,6 +179,12 @@ struct perfring_perfdata_record {
 	const struct perfring_attr *attr;
 	uint64_t id;
 	uint32_t flags;		/* PERFRING_PERFDATA_REC_* */
+	/* HEADER_TRACING_DATA: its extra_size bytes, the tracing data with
+	 * its padding (perfring_tracing_data_check with
+	 * PERFRING_TRACING_DATA_PIPE), valid until the next
+	 * perfring_perfdata_next() call; NULL for other records (and for a
+	 * caller whose sz ends before this field). */
+	const void *extra;
 };
 
 /*
