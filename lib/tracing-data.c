@@ -80,6 +80,13 @@ struct td {
 	size_t pos;
 	int swap;
 	struct perfring_diag *diag;
+	/* perfring_tracing_data_find_id: the ID looked for, the system of
+	 * the formats being read, where the event's name goes */
+	int want, found;
+	uint64_t want_id;
+	const char *sys;
+	char *name;
+	size_t name_len;
 };
 
 static int bad(struct td *t, size_t off, const char *fmt, ...) PR_PRINTF(3, 4);
@@ -397,7 +404,7 @@ static int word(struct txt *x)
  */
 static int check_format(struct td *t, struct txt *x)
 {
-	size_t args;
+	size_t args, name, name_len, id;
 	unsigned nf;
 	int r;
 
@@ -407,13 +414,30 @@ static int check_format(struct td *t, struct txt *x)
 	if (!lit(x, "name:"))
 		return tbad(t, x, x->i, "\"name: \" expected");
 	blanks(x);
-	if (!word(x) || !eol(x))
+	name = x->i;
+	if (!word(x))
+		return tbad(t, x, x->i, "the event name must be one word on its line");
+	name_len = x->i - name;
+	if (!eol(x))
 		return tbad(t, x, x->i, "the event name must be one word on its line");
 	if (!lit(x, "ID:"))
 		return tbad(t, x, x->i, "\"ID: \" expected");
 	blanks(x);
+	id = x->i;
 	if (!number(x, 0) || !eol(x))
 		return tbad(t, x, x->i, "the ID must be a number on its line");
+	if (t->want && !t->found) {
+		uint64_t v = 0;
+
+		for (size_t i = id; i < x->b && x->s[i] >= '0' && x->s[i] <= '9'; i++)
+			v = v * 10 + (uint64_t)(x->s[i] - '0');
+		if (v == t->want_id) {
+			t->found = 1;
+			if (t->name_len)
+				snprintf(t->name, t->name_len, "%s:%.*s", t->sys,
+					 (int)name_len, x->s + name);
+		}
+	}
 	if (!lit(x, "format:") || !eol(x))
 		return tbad(t, x, x->i, "\"format:\" line expected");
 	r = field_lines(t, x, &nf, "common_type");
@@ -674,6 +698,7 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 	    (r = count_ok(t, at, v32, 8 + 16, "count of ftrace formats")))
 		return r;
 	in->nr_ftrace = v32;
+	t->sys = "ftrace";
 	for (uint32_t i = 0; i < in->nr_ftrace; i++) {
 		if ((r = u64_at(t, "the size of an ftrace format", &v64)) ||
 		    (r = text_at(t, v64, check_format, "ftrace format %" PRIu32, i)))
@@ -700,6 +725,7 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 					   (unsigned char)s[k]);
 		memcpy(sys, s, n);
 		sys[n] = 0;
+		t->sys = sys;
 		at = t->pos;
 		if ((r = u32_at(t, "the count of a system's formats", &v32)) ||
 		    (r = count_ok(t, at, v32, 8 + 16, "count of formats")))
@@ -745,12 +771,51 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 	return 0;
 }
 
+static int run(const void *buf, size_t len, unsigned flags,
+	       struct perfring_tracing_data_info *info, struct perfring_diag *diag,
+	       struct td *t);
+
 PERFRING_API int perfring_tracing_data_check(const void *buf, size_t len, unsigned flags,
 					     struct perfring_tracing_data_info *info,
 					     struct perfring_diag *diag)
 {
-	struct perfring_tracing_data_info in;
 	struct td t;
+
+	memset(&t, 0, sizeof(t));
+	return run(buf, len, flags, info, diag, &t);
+}
+
+PERFRING_API int perfring_tracing_data_find_id(const void *buf, size_t len, unsigned flags,
+					       uint64_t id, char *name, size_t name_len,
+					       struct perfring_diag *diag)
+{
+	struct td t;
+	int r;
+
+	if (name_len && !name) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
+			    "perfring_tracing_data_find_id: invalid argument");
+		return -EINVAL;
+	}
+	if (name_len)
+		name[0] = '\0';
+	memset(&t, 0, sizeof(t));
+	t.want = 1;
+	t.want_id = id;
+	t.name = name;
+	t.name_len = name_len;
+	r = run(buf, len, flags, NULL, diag, &t);
+	if (r)
+		return r;
+	return t.found;
+}
+
+static int run(const void *buf, size_t len, unsigned flags,
+	       struct perfring_tracing_data_info *info, struct perfring_diag *diag,
+	       struct td *tp)
+{
+	struct perfring_tracing_data_info in;
+	struct td t = *tp;
 	int r;
 
 	if ((!buf && len) || (flags & ~PERFRING_TRACING_DATA_PIPE) ||
@@ -763,10 +828,9 @@ PERFRING_API int perfring_tracing_data_check(const void *buf, size_t len, unsign
 	in.sz = sizeof(in);
 	t.p = buf;
 	t.len = len;
-	t.pos = 0;
-	t.swap = 0;
 	t.diag = diag;
 	r = check(&t, flags, &in);
+	*tp = t;
 	if (info)
 		perfring_struct_fill(info, TD_INFO_MIN, &in, sizeof(in));
 	if (!r && diag)

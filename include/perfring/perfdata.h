@@ -382,6 +382,18 @@ PERFRING_API int perfring_tracing_data_check(const void *buf, size_t len, unsign
 					     struct perfring_tracing_data_info *info,
 					     struct perfring_diag *diag);
 
+/*
+ * Whether well-formed tracing data describe the tracepoint of ID id (a
+ * tracepoint attr's config): perf 6.1 refuses a file, and crashes on a
+ * pipe, whose tracepoint event has no format in its tracing data (as
+ * after a flipped digit of an ID).  Returns 1 (name, if name_len > 0,
+ * gets "system:event", cut to fit), 0 (no format has that ID; name ""),
+ * or what perfring_tracing_data_check returns for the blob.
+ */
+PERFRING_API int perfring_tracing_data_find_id(const void *buf, size_t len, unsigned flags,
+					       uint64_t id, char *name, size_t name_len,
+					       struct perfring_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
