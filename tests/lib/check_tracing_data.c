@@ -399,12 +399,13 @@ START_TEST(test_bad_sizes)
 					    w.f[i].width == 8 ? ~0ull : 0x80000000u };
 
 			for (unsigned j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
-				unsigned char *c = malloc(len);
+				unsigned char *c;
 				char what[64];
 
 				/* the page size: 8192 is one too */
 				if (i == 0 && j == 2)
 					continue;
+				c = malloc(len);
 				memcpy(c, v[k], len);
 				wr(&w, c + w.f[i].off, w.f[i].width, vals[j]);
 				snprintf(what, sizeof(what), "field %u at %zu = %llu", i,
