@@ -28,9 +28,14 @@
  * (magic, section names, sizes, counts) mostly makes it refuse the file,
  * but a count or size that points into the middle of a text makes it
  * parse garbage as a format; and libtraceevent's parser of an event
- * format crashes (SIGSEGV, heap corruption, "free(): double free") on
- * formats whose lines are cut or merged: a flipped '\n', ':' or ';' in a
- * field line, a digit turned into a letter in an offset or size.  So the
+ * format crashes (SIGSEGV, SIGABRT on "free(): invalid pointer", hangs)
+ * on formats whose lines are cut or merged (a flipped '\n', ':' or ';'
+ * in a field line), on a byte above 0x7e in a field, on a first field
+ * not named common_type, and on a print fmt naming a field the format
+ * does not have.  Of 2,452 flips of a file's blob 215 crashed perf, of
+ * 1,820 of a pipe's 99: this validator refuses every one of the 215 and
+ * 98 of the 99; the last is an ID changed into another number, which
+ * only the caller can see (perfring_tracing_data_find_id).  So the
  * checks here are:
  *
  *  - framing: every size and count inside the blob, section names, the
@@ -40,8 +45,9 @@
  *  - every format (ftrace and per system): the lines "name: NAME",
  *    "ID: NUMBER", "format:", field lines of the form
  *    "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;", blank lines,
- *    then "print fmt: " and a quoted format; no NUL or other control
- *    bytes; the system name a plain word;
+ *    then "print fmt: " and a quoted format, its arguments one last
+ *    line naming (REC->NAME) only fields it has; the first field
+ *    common_type; only ASCII text and tabs; the system name a plain word;
  *  - the header page: field lines only;
  *  - the header event, kallsyms, printk and saved cmdlines texts: no NUL
  *    bytes; printk lines are ADDR : "FMT" (perf's reader runs past its
@@ -49,11 +55,10 @@
  *    parse_ftrace_printk and tep_register_print_string).
  *
  * What it does not check: the meaning of a format (a field type that
- * libtraceevent does not know, a print fmt argument naming no field, an
- * ID that another event already has, offsets of fields that overlap):
- * those need libtraceevent's parser, and a flip there gives wrong output
- * rather than a crash in the runs made so far.  See the comment of
- * check_format for the crashing flips that are not caught.
+ * libtraceevent does not know, an ID that another event already has,
+ * offsets of fields that overlap, the expressions of a print fmt): those
+ * need libtraceevent's parser, and no flip of the sample that only they
+ * would have caught crashed perf.
  */
 #include "config.h"
 
@@ -394,13 +399,12 @@ static int word(struct txt *x)
  *
  *	print fmt: "prev_comm=%s ...", REC->prev_comm, ...
  *
- * Flips that crash perf 6.1 and are not caught: inside the print fmt after
- * its opening quote (a '"' or ',' turned into another byte leaves
- * libtraceevent's argument parser to read a wrong tree; it has crashed in
- * a few of the runs, see fuzz/README.md), and a field type turned into
- * another valid type.  The print fmt is not parsed here: its grammar is
- * C expressions, with casts, macros such as __print_flags and
- * __get_str, and nothing short of libtraceevent's parser decides them.
+ * The print fmt is checked for its shape only (a quoted string, then one
+ * line of arguments with strings closed and brackets balanced, every
+ * REC->NAME a field): its grammar is C expressions, with casts and macros
+ * such as __print_flags and __get_str, that only libtraceevent's parser
+ * decides.  A flip there that keeps the shape (a '%d' turned into '%e')
+ * gives other output, and crashed nothing in the sample.
  */
 static int check_format(struct td *t, struct txt *x)
 {
