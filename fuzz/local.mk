@@ -168,3 +168,19 @@ fuzz-smoke: $(FUZZ_REPLAY_PROGS)
 	@set -e; for t in $(FUZZ_TARGETS); do ./fuzz/replay-$$t; done
 endif
 .PHONY: fuzz-smoke
+
+# fuzz-tracing: the tracing-data validator (lib/tracing-data.c), kept in
+# one block so that it merges apart from the targets above.
+FUZZ_TARGETS += tracing
+FUZZ_REPLAY_PROGS += fuzz/replay-tracing
+fuzz_replay_tracing_SOURCES = fuzz/fuzz-tracing.c $(FUZZ_REPLAY_COMMON)
+fuzz_replay_tracing_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"tracing"'
+fuzz_replay_tracing_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_replay_tracing_LDADD = $(FUZZ_LIBS)
+if ENABLE_FUZZING
+FUZZ_PROGS += fuzz/fuzz-tracing
+fuzz_fuzz_tracing_SOURCES = fuzz/fuzz-tracing.c $(FUZZ_COMMON)
+fuzz_fuzz_tracing_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_tracing_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_tracing_LDADD = $(FUZZ_LIBS)
+endif

@@ -24,7 +24,8 @@ lib_libperfring_la_SOURCES = \
 	lib/writer-features.c lib/writer-copy.c \
 	lib/writer-private.h \
 	lib/writer-zstd.c \
-	lib/tracefs.c
+	lib/tracefs.c \
+	lib/tracing-data.c
 lib_libperfring_la_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRING_PLUGINSDIR='"$(plugindir)"'
 # Calls between the library's own exported functions (the reader to the
 # validator, the source to the reader, ...) bind inside the library: no

@@ -104,6 +104,8 @@ struct perfring_perfdata {
 	size_t map_len, map_win;	/* map_win 0: buf is allocated */
 	unsigned char *scratch;	/* aligned copy of a record; see scratch() */
 	size_t scratch_cap;
+	unsigned char *td_buf;	/* the blob after a HEADER_TRACING_DATA record */
+	size_t td_cap;
 
 	/* decompression */
 	int z_active;
@@ -928,6 +930,7 @@ PERFRING_API void perfring_perfdata_close(struct perfring_perfdata *pd)
 	if (!pd->map_win)
 		free(pd->buf);
 	free(pd->scratch);
+	free(pd->td_buf);
 	free(pd->zbuf);
 	free(pd->zscratch);
 #ifdef HAVE_ZSTD
@@ -1269,6 +1272,37 @@ static int skip_bytes(struct perfring_perfdata *pd, uint64_t n)
 		}
 		pd->buf_off += (uint64_t)r;
 		n -= (uint64_t)r;
+	}
+	return 1;
+}
+
+/*
+ * Copy the n bytes after the current position into pd->td_buf (grown as
+ * the bytes arrive, so a damaged size costs no more memory than the input
+ * has), for the blob of a HEADER_TRACING_DATA record.  Returns 1,
+ * -ENODATA if the input ends first, -EIO, -ENOMEM.
+ */
+static int take_bytes(struct perfring_perfdata *pd, uint64_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		size_t k = pd->len - pd->pos;
+		int r;
+
+		if (!k) {
+			r = ensure(pd, 1);
+			if (r <= 0)
+				return r ? r : -ENODATA;
+			k = pd->len - pd->pos;
+		}
+		if (k > n - got)
+			k = (size_t)(n - got);
+		if (!scratch_for(&pd->td_buf, &pd->td_cap, got + k))
+			return -ENOMEM;
+		memcpy(pd->td_buf + got, pd->buf + pd->pos, k);
+		pd->pos += k;
+		got += k;
 	}
 	return 1;
 }
@@ -1778,7 +1812,14 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 			p = pd->scratch;
 			rec->header = (const void *)p;
 		}
-		r = skip_bytes(pd, extra);
+		if (type == PERFRING_RECORD_HEADER_TRACING_DATA) {
+			r = take_bytes(pd, extra);
+			rec->extra = pd->td_buf;
+		} else {
+			r = skip_bytes(pd, extra);
+		}
+		if (r == -ENOMEM)
+			return fail(pd, diag, r, off + size, "out of memory");
 		if (r == -ENODATA)
 			return fail(pd, diag, -EBADMSG, off + size,
 				    "input ends inside the %" PRIu64 "-byte payload of a record of type %u",
@@ -1814,7 +1855,7 @@ end:
 }
 
 /* The first versions of the structs perfring_perfdata_next / _feature fill. */
-#define PD_RECORD_MIN sizeof(struct perfring_perfdata_record)
+#define PD_RECORD_MIN offsetof(struct perfring_perfdata_record, extra)
 #define PD_FEATURE_MIN sizeof(struct perfring_perfdata_feature)
 
 PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,

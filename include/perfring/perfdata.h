@@ -187,7 +187,7 @@ struct perfring_perfdata_record {
 	uint64_t offset;
 	uint64_t inner_offset;
 	/* Bytes that follow the record in the stream without being counted in
-	 * its size (AUXTRACE data, HEADER_TRACING_DATA); skipped. */
+	 * its size (AUXTRACE data, skipped; HEADER_TRACING_DATA, see extra). */
 	uint64_t extra_size;
 	/* The attr the record belongs to (resolved by sample id for SAMPLE and,
 	 * with sample_id_all, by trailer id for other kernel records; the first
@@ -197,6 +197,12 @@ struct perfring_perfdata_record {
 	const struct perfring_attr *attr;
 	uint64_t id;
 	uint32_t flags;		/* PERFRING_PERFDATA_REC_* */
+	/* HEADER_TRACING_DATA: its extra_size bytes, the tracing data with
+	 * its padding (perfring_tracing_data_check with
+	 * PERFRING_TRACING_DATA_PIPE), valid until the next
+	 * perfring_perfdata_next() call; NULL for other records (and for a
+	 * caller whose sz ends before this field). */
+	const void *extra;
 };
 
 /*
@@ -345,6 +351,66 @@ PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, uint32_
 PERFRING_API int perfring_perfdata_feature_format(const struct perfring_perfdata *pd,
 						  const struct perfring_perfdata_feature *f,
 						  char *buf, size_t len);
+
+
+/* ---- tracing data (lib/tracing-data.c) ----------------------------------- */
+
+/*
+ * What perfring_tracing_data_check found in a blob.  A struct the library
+ * fills: set .sz = sizeof(struct perfring_tracing_data_info).  Offsets are
+ * byte offsets in the blob.
+ */
+struct perfring_tracing_data_info {
+	size_t sz;
+	char version[8];	/* "0.5" or "0.6" */
+	uint8_t big_endian;	/* the blob's endianness byte (its integers' order) */
+	uint8_t long_size;	/* 4 or 8 */
+	uint32_t page_size;
+	uint32_t nr_ftrace;	/* ftrace event formats */
+	uint32_t nr_systems;
+	uint32_t nr_events;	/* event formats of all systems */
+	uint64_t size;		/* bytes the sections take (the blob may be longer:
+				 * perf ignores the rest in a file, and a pipe
+				 * record pads to 8) */
+	uint64_t kallsyms_offset, kallsyms_size;
+	uint64_t printk_offset, printk_size;
+	uint64_t cmdlines_offset, cmdlines_size;	/* 0.6 only, else 0 */
+};
+
+/* The blob is the payload of a pipe's HEADER_TRACING_DATA record (the
+ * `size` bytes after its 16-byte record): its sections, padded to 8,
+ * must take exactly len bytes, as perf requires. */
+#define PERFRING_TRACING_DATA_PIPE 0x1u
+
+/*
+ * Validate tracing data (the TRACING_DATA feature, or the payload of a
+ * HEADER_TRACING_DATA record) of versions 0.5 and 0.6, of either byte
+ * order: magic, version, endianness byte, long and page size, the header
+ * page and header event, ftrace and per-system event formats (each format's
+ * name, ID, format and print fmt lines and its field lines), the kallsyms,
+ * printk and saved-cmdlines sections, every size and count; see
+ * lib/tracing-data.c for what is checked and why (single-byte damage that
+ * crashes perf 6.1).  Never reads outside buf[0..len).  info may be NULL.
+ * Returns 0 (well formed), -EBADMSG (damaged: diag->offset is the offset
+ * of the first damage in the blob, diag->msg what is wrong, diag->file
+ * empty), -ENOTSUP (well framed so far but a version other than 0.5 and
+ * 0.6: not validated), -EINVAL (bad arguments).
+ */
+PERFRING_API int perfring_tracing_data_check(const void *buf, size_t len, unsigned flags,
+					     struct perfring_tracing_data_info *info,
+					     struct perfring_diag *diag);
+
+/*
+ * Whether well-formed tracing data describe the tracepoint of ID id (a
+ * tracepoint attr's config): perf 6.1 refuses a file, and crashes on a
+ * pipe, whose tracepoint event has no format in its tracing data (as
+ * after a flipped digit of an ID).  Returns 1 (name, if name_len > 0,
+ * gets "system:event", cut to fit), 0 (no format has that ID; name ""),
+ * or what perfring_tracing_data_check returns for the blob.
+ */
+PERFRING_API int perfring_tracing_data_find_id(const void *buf, size_t len, unsigned flags,
+					       uint64_t id, char *name, size_t name_len,
+					       struct perfring_diag *diag);
 
 #ifdef __cplusplus
 }

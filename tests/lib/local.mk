@@ -100,3 +100,12 @@ LIB_SH_TESTS += tests/lib/symbols.sh tests/lib/headers-cxx.sh
 
 TESTS += $(LIB_SH_TESTS)
 EXTRA_DIST += $(LIB_SH_TESTS)
+
+# The tracing-data validator (lib/tracing-data.c), on real blobs
+# (tests/fixtures/td-*.blob, pd-pipe-tp.data) and their damaged variants.
+check_PROGRAMS += tests/lib/check_tracing_data
+tests_lib_check_tracing_data_SOURCES = tests/lib/check_tracing_data.c \
+	tests/lib/td-crash-flips.h tests/testutil.h
+tests_lib_check_tracing_data_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_lib_check_tracing_data_LDADD = $(TEST_LDADD)
+TESTS += tests/lib/check_tracing_data
