@@ -1425,13 +1425,14 @@ static int header_attr(struct perfring_perfdata *pd, const unsigned char *p,
 	return err;
 }
 
+static int store_feature(struct perfring_perfdata *pd, uint32_t id, const unsigned char *p,
+			 size_t psize, uint64_t off);
+
 static int header_feature(struct perfring_perfdata *pd, const unsigned char *p,
 			  size_t size, uint64_t off, struct perfring_diag *diag)
 {
 	uint64_t id;
-	struct pd_feat *f = NULL;
-	size_t i, psize;
-	void *data;
+	size_t psize;
 
 	if (size < 16)
 		return fail(pd, diag, -EBADMSG, off,
@@ -1442,13 +1443,30 @@ static int header_feature(struct perfring_perfdata *pd, const unsigned char *p,
 		return 0;	/* counted, not kept: no such feature bit */
 	if (psize == 0 && id >= PERFRING_FEAT_CPU_DOMAIN_INFO)
 		return 0;	/* perf's end marker (HEADER_LAST_FEATURE) */
+	return store_feature(pd, (uint32_t)id, p + 16, psize, off);
+}
+
+/*
+ * Keep a pipe's feature id (psize bytes at p, from the record at off):
+ * a HEADER_FEATURE record's payload, or the tracing data after a
+ * HEADER_TRACING_DATA record, which is the file's TRACING_DATA feature
+ * in a stream.  A later one of the same id replaces it.
+ */
+static int store_feature(struct perfring_perfdata *pd, uint32_t id, const unsigned char *p,
+			 size_t psize, uint64_t off)
+{
+	struct pd_feat *f = NULL;
+	size_t i;
+	void *data;
+
 	for (i = 0; i < pd->nr_feats; i++)
 		if (pd->feats[i].id == id)
 			f = &pd->feats[i];
 	data = malloc(psize ? psize : 1);
 	if (!data)
 		return -ENOMEM;
-	memcpy(data, p + 16, psize);
+	if (psize)
+		memcpy(data, p, psize);
 	if (!f) {
 		struct pd_feat *n = realloc(pd->feats, (pd->nr_feats + 1) * sizeof(*n));
 
@@ -1815,6 +1833,10 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 		if (type == PERFRING_RECORD_HEADER_TRACING_DATA) {
 			r = take_bytes(pd, extra);
 			rec->extra = pd->td_buf;
+			if (r == 1 && pd->pipe &&
+			    store_feature(pd, PERFRING_FEAT_TRACING_DATA, pd->td_buf,
+					  (size_t)extra, off + size) < 0)
+				r = -ENOMEM;
 		} else {
 			r = skip_bytes(pd, extra);
 		}

@@ -20,16 +20,6 @@
 
 #include "writer-private.h"
 
-/* (until the tracing-data checker lands: the magic alone) */
-static int TRACING_CHECK(const void *p, size_t n, struct perfring_diag *d)
-{
-	if (n >= 10 && !memcmp(p, "\027\010Dtracing", 10))
-		return 0;
-	d->offset = 0;
-	snprintf(d->msg, sizeof(d->msg), "no tracing-data magic");
-	return -EBADMSG;
-}
-
 /* Features the writer builds itself, whatever is given. */
 static int writer_owned(uint32_t id)
 {
@@ -357,12 +347,13 @@ static long nr_cpus_of(struct perfring_perfdata *pd)
 
 /* Is a tracing-data payload one perf can be given?  A damaged one is left
  * out (logged): perf may crash on it. */
-static int tracing_ok(const struct perfring_writer *w,
+static int tracing_ok(const struct perfring_writer *w, struct perfring_perfdata *pd,
 		      const struct perfring_perfdata_feature *f)
 {
 	struct perfring_diag d = { 0 };
 
-	if (TRACING_CHECK(f->data, f->size, &d) == 0)
+	if (perfring_tracing_data_check(f->data, f->size, perfring_perfdata_is_pipe(pd) ?
+					PERFRING_TRACING_DATA_PIPE : 0, NULL, &d) == 0)
 		return 1;
 	pr_log(PERFRING_LOG_WARN, "%s: the input's TRACING_DATA (at offset %#" PRIx64
 	       ") is left out, as perf could crash on it: byte %#" PRIx64 " of it: %s",
@@ -407,7 +398,7 @@ PERFRING_API int perfring_writer_copy_features(struct perfring_writer *w,
 		if (what && !(f.id == FEAT_BUILD_ID && (what & PERFRING_WRITER_COPY_BUILD_IDS)) &&
 		    !(f.id == FEAT_TRACING_DATA && (what & PERFRING_WRITER_COPY_TRACING_DATA)))
 			continue;
-		if (f.id == FEAT_TRACING_DATA && !tracing_ok(w, &f))
+		if (f.id == FEAT_TRACING_DATA && !tracing_ok(w, pd, &f))
 			continue;
 		data = f.data;
 		if (swap && f.size) {

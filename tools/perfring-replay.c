@@ -523,18 +523,6 @@ static int writer_finish(struct perfring_writer *w)
 
 /* ---- header features: the inputs', never this machine's ------------------- */
 
-/* (until the tracing-data checker lands: the magic alone) */
-static int perfring_tracing_data_check(const void *p, size_t n, void *info,
-				       struct perfring_diag *d)
-{
-	(void)info;
-	if (n >= 10 && !memcmp(p, "\027\010Dtracing", 10))
-		return 0;
-	d->offset = 0;
-	snprintf(d->msg, sizeof(d->msg), "no tracing-data magic");
-	return -EBADMSG;
-}
-
 static struct perfring_perfdata *input_pd(const struct input *in)
 {
 	return in->is_ring ? NULL : perfring_source_perfdata(in->src);
@@ -570,6 +558,7 @@ static const char *feature_str(struct perfring_perfdata *pd, uint32_t id, char *
 static int tracing_data_state(const char *file, struct perfring_perfdata *pd)
 {
 	uint32_t n = perfring_perfdata_nr_features(pd);
+	unsigned flags = perfring_perfdata_is_pipe(pd) ? PERFRING_TRACING_DATA_PIPE : 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
@@ -579,10 +568,26 @@ static int tracing_data_state(const char *file, struct perfring_perfdata *pd)
 		    f.id != PERFRING_FEAT_TRACING_DATA)
 			continue;
 		tool_diag_reset(&d);
-		if (perfring_tracing_data_check(f.data, f.size, NULL, &d) == 0)
-			return 1;
-		problem(file, f.offset + d.offset, "TRACING_DATA damaged: %s", d.msg);
-		return -1;
+		if (perfring_tracing_data_check(f.data, f.size, flags, NULL, &d) < 0) {
+			problem(file, f.offset + d.offset, "TRACING_DATA damaged (left out: perf "
+				"could crash on it): %s", d.msg);
+			return -1;
+		}
+		/* a tracepoint without its format: perf refuses the file (and
+		 * crashes on a stream) */
+		for (size_t k = 0; k < events->len; k++) {
+			const struct event *e = events->pdata[k];
+
+			if (e->attr.type == PERFRING_TYPE_TRACEPOINT &&
+			    perfring_tracing_data_find_id(f.data, f.size, flags, e->attr.config,
+							  NULL, 0, &d) == 0) {
+				problem(file, f.offset, "TRACING_DATA has no format for "
+					"tracepoint event %s (id %" PRIu64 "): left out",
+					e->name ? e->name : "", e->attr.config);
+				return -1;
+			}
+		}
+		return 1;
 	}
 	return 0;
 }

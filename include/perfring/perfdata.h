@@ -313,13 +313,15 @@ struct perfring_perfdata_feature {
 	const void *data;	/* payload as in the file (file byte order) */
 	uint64_t size;
 	uint64_t offset;	/* file offset of the payload (pipe mode: of the
-				 * HEADER_FEATURE record) */
+				 * HEADER_FEATURE record; TRACING_DATA: of the
+				 * payload after the HEADER_TRACING_DATA record) */
 };
 
 /*
  * Number of features known so far: file mode, the sections of the feature
  * table (in id order); pipe mode, the HEADER_FEATURE records read so far
- * (a later record with the same id replaces the earlier one).
+ * and, as TRACING_DATA, the payload of a HEADER_TRACING_DATA record (a
+ * later record with the same id replaces the earlier one).
  */
 PERFRING_API uint32_t perfring_perfdata_nr_features(const struct perfring_perfdata *pd);
 

@@ -75,7 +75,7 @@ TOOLS_SH_TESTS += tests/tools/replay-sources.sh
 check_PROGRAMS += tests/tools/pd-foreign
 tests_tools_pd_foreign_SOURCES = tests/tools/pd-foreign.c
 tests_tools_pd_foreign_LDADD = lib/libperfring.la
-TOOLS_SH_TESTS += tests/tools/replay-foreign.sh
+TOOLS_SH_TESTS += tests/tools/replay-foreign.sh tests/tools/replay-tracing.sh
 # The legacy "PERFFILE" format (perf 2.6.31 .. 3.x), as legacy-mk writes
 # it, in both byte orders, against the real perf.
 check_PROGRAMS += tests/tools/legacy-mk
