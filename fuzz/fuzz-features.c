@@ -30,18 +30,11 @@
 
 #include "fuzz.h"
 
-static void quiet(enum perfring_log_level level, const char *msg, void *user)
-{
-	(void)level;
-	(void)msg;
-	(void)user;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	perfring_set_log(quiet, NULL);
+	perfring_set_log(fuzz_quiet_log, NULL);
 	return 0;
 }
 

@@ -26,14 +26,6 @@ host_lines() {
 		grep -v '^# cmdline'
 }
 script() { "$PERF" script -i "$1" 2>/dev/null; }
-# feature_bytes FILE ID: the payload of feature ID, in hex (where
-# perfring-dump --header says it lies)
-feature_bytes() {
-	set -- "$1" $("$DUMP" --header "$1" |
-		sed -n "s/^feature $2 .*(offset \(0x[0-9a-f]*\), \([0-9]*\) bytes)\$/\1 \2/p")
-	[ $# -eq 3 ] || return 0
-	dd if="$1" bs=1 skip=$(($2)) count="$3" 2>/dev/null | od -An -tx1
-}
 buildids() { "$PERF" buildid-list -i "$1" 2>/dev/null | sort; }
 
 # A recording with kernel frames: dd spends its time in system calls.

@@ -26,13 +26,6 @@ edit() {
 	perl -0777 -pi -e "s/\\Q$2\\E/$3/g" "$1"
 }
 script() { "$PERF" script -i "$1" 2>/dev/null; }
-# feature_bytes FILE ID: the payload of feature ID, in hex
-feature_bytes() {
-	set -- "$1" $("$DUMP" --header "$1" |
-		sed -n "s/^feature $2 .*(offset \\(0x[0-9a-f]*\\), \\([0-9]*\\) bytes)\$/\\1 \\2/p")
-	[ $# -eq 3 ] || return 0
-	dd if="$1" bs=1 skip=$(($2)) count="$3" 2>/dev/null | od -An -tx1
-}
 
 "$PERF" record -q -e sched:sched_switch -a -o - -- sleep 0.2 >p.data 2>rec.err ||
 	die "perf record -o -: $(cat rec.err)"
