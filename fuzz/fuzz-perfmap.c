@@ -24,13 +24,6 @@
 
 #include "fuzz.h"
 
-static void quiet(enum perfring_log_level level, const char *msg, void *user)
-{
-	(void)level;
-	(void)msg;
-	(void)user;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -47,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t nl = 0, last = 0, lines, entries, bad, prev_end = 0;
 	int err;
 
-	perfring_set_log(quiet, NULL);
+	perfring_set_log(fuzz_quiet_log, NULL);
 	for (size_t i = 0; i < size; i++)
 		nl += data[i] == '\n';
 	memset(&diag, 0, sizeof(diag));

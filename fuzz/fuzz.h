@@ -30,6 +30,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 void fuzz_fail(const char *file, int line, const char *what)
 	__attribute__((noreturn));
 
+/* A log callback that drops the library's messages (perfring_set_log). */
+enum perfring_log_level;
+void fuzz_quiet_log(enum perfring_log_level level, const char *msg, void *user);
+
 /* Little-endian reads of the input prefix; missing bytes read as zero. */
 static inline uint64_t fuzz_take(const uint8_t **p, size_t *n, size_t bytes)
 {

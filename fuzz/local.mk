@@ -13,7 +13,7 @@
 # seconds starting from its corpus.  Without it `make fuzz-smoke` says how
 # to enable fuzzing and runs the replay drivers.
 
-FUZZ_TARGETS = ring record sideband perfdata json jitdump perfmap
+FUZZ_TARGETS = ring record sideband perfdata json jitdump perfmap features
 FUZZ_SMOKE_TIME = 20
 FUZZ_SMOKE_FLAGS = -max_total_time=$(FUZZ_SMOKE_TIME) -timeout=25 \
 	-rss_limit_mb=2048 -print_final_stats=1
@@ -34,7 +34,8 @@ FUZZ_JC_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 FUZZ_JC_LIBS = tools/libtool-json.la $(FUZZ_LIBS) $(GLIB_LIBS)
 
 FUZZ_REPLAY_PROGS = fuzz/replay-ring fuzz/replay-record fuzz/replay-sideband \
-	fuzz/replay-perfdata fuzz/replay-json fuzz/replay-jitdump fuzz/replay-perfmap
+	fuzz/replay-perfdata fuzz/replay-json fuzz/replay-jitdump fuzz/replay-perfmap \
+	fuzz/replay-features
 check_PROGRAMS += $(FUZZ_REPLAY_PROGS)
 TESTS += $(FUZZ_REPLAY_PROGS)
 
@@ -77,6 +78,12 @@ fuzz_replay_perfmap_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"perfmap"'
 fuzz_replay_perfmap_LDFLAGS = $(FUZZ_LINKFLAGS)
 fuzz_replay_perfmap_LDADD = $(FUZZ_LIBS)
 
+# Header features carried into a rewrite (lib/writer-copy.c).
+fuzz_replay_features_SOURCES = fuzz/fuzz-features.c $(FUZZ_REPLAY_COMMON)
+fuzz_replay_features_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"features"'
+fuzz_replay_features_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_replay_features_LDADD = $(FUZZ_LIBS)
+
 # Seed generator (fuzz/README.md): `make fuzz/gen-seeds`, never installed.
 EXTRA_PROGRAMS = fuzz/gen-seeds
 fuzz_gen_seeds_SOURCES = fuzz/gen-seeds.c tests/lib/pd-testlib.c tests/lib/pd-testlib.h
@@ -89,7 +96,7 @@ EXTRA_DIST += fuzz/README.md fuzz/corpus fuzz/regressions
 
 if ENABLE_FUZZING
 FUZZ_PROGS = fuzz/fuzz-ring fuzz/fuzz-record fuzz/fuzz-sideband fuzz/fuzz-perfdata \
-	fuzz/fuzz-json fuzz/fuzz-jitdump fuzz/fuzz-perfmap
+	fuzz/fuzz-json fuzz/fuzz-jitdump fuzz/fuzz-perfmap fuzz/fuzz-features
 noinst_PROGRAMS += $(FUZZ_PROGS)
 FUZZ_LINK = $(FUZZ_LINKFLAGS) -fsanitize=fuzzer
 
@@ -131,6 +138,11 @@ fuzz_fuzz_perfmap_CPPFLAGS = $(FUZZ_CPP)
 fuzz_fuzz_perfmap_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_perfmap_LDADD = $(FUZZ_LIBS)
 
+fuzz_fuzz_features_SOURCES = fuzz/fuzz-features.c $(FUZZ_COMMON)
+fuzz_fuzz_features_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_features_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_features_LDADD = $(FUZZ_LIBS)
+
 # Fuzz each target for FUZZ_SMOKE_TIME seconds from its committed corpus.
 # New inputs go to fuzz/work/TARGET and crashes to fuzz/artifacts/ in the
 # build directory; the committed corpus is only read.
@@ -156,3 +168,19 @@ fuzz-smoke: $(FUZZ_REPLAY_PROGS)
 	@set -e; for t in $(FUZZ_TARGETS); do ./fuzz/replay-$$t; done
 endif
 .PHONY: fuzz-smoke
+
+# fuzz-tracing: the tracing-data validator (lib/tracing-data.c), kept in
+# one block so that it merges apart from the targets above.
+FUZZ_TARGETS += tracing
+FUZZ_REPLAY_PROGS += fuzz/replay-tracing
+fuzz_replay_tracing_SOURCES = fuzz/fuzz-tracing.c $(FUZZ_REPLAY_COMMON)
+fuzz_replay_tracing_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"tracing"'
+fuzz_replay_tracing_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_replay_tracing_LDADD = $(FUZZ_LIBS)
+if ENABLE_FUZZING
+FUZZ_PROGS += fuzz/fuzz-tracing
+fuzz_fuzz_tracing_SOURCES = fuzz/fuzz-tracing.c $(FUZZ_COMMON)
+fuzz_fuzz_tracing_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_tracing_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_tracing_LDADD = $(FUZZ_LIBS)
+endif

@@ -24,10 +24,11 @@ lib_libperfring_la_SOURCES = \
 	lib/validate.c \
 	lib/writer.c \
 	lib/writer-merge.c \
-	lib/writer-features.c \
+	lib/writer-features.c lib/writer-copy.c \
 	lib/writer-private.h \
 	lib/writer-zstd.c \
-	lib/tracefs.c
+	lib/tracefs.c \
+	lib/tracing-data.c
 lib_libperfring_la_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRING_PLUGINSDIR='"$(plugindir)"' \
 	'-DPERFRING_CORE_API=__attribute__((visibility("default")))'
 # Calls between the library's own exported functions (the reader to the

@@ -244,8 +244,19 @@ static int ed_format(void *ctx, size_t i, const struct perfring_attr *a,
 	return 0;
 }
 
+/*
+ * Entries {header, pid, build_id[24], filename}.  perf before 2.6.34 wrote
+ * them without the pid; perf (perf_header__read_build_ids) tells that
+ * table by its first entry, the kernel's: read with the pid, its name
+ * starts "nel.kallsyms]".  Such entries get pid -1 (the host), 0 for guest
+ * cpumodes, as perf gives them.
+ */
 static void fmt_build_ids(struct out *o, struct cur *c)
 {
+	int old = c->len - c->pos >= 36 + 13 &&
+		  !memcmp(c->p + c->pos + 36, "nel.kallsyms]", 13);
+	size_t bid = old ? 8 : 12, name = old ? 32 : 36;
+
 	while (!c->bad && c->len - c->pos >= 8) {
 		const unsigned char *e = c->p + c->pos;
 		uint16_t misc = pr_get16(e + 4), size = pr_get16(e + 6);
@@ -257,21 +268,26 @@ static void fmt_build_ids(struct out *o, struct cur *c)
 			misc = bswap_16(misc);
 			size = bswap_16(size);
 		}
-		if (size < 36 || size > c->len - c->pos) {
+		if (size < name || size > c->len - c->pos) {
 			o_printf(o, "build_id : malformed entry at +%zu (size %u)\n",
 				 c->pos, size);
 			return;
 		}
-		pid = (int32_t)pr_get32(e + 8);
-		if (c->swap)
-			pid = (int32_t)bswap_32((uint32_t)pid);
-		if (misc & PERFRING_MISC_EXT_RESERVED && e[32] <= 20)
-			bsz = e[32];
+		if (old) {
+			pid = misc == PERFRING_MISC_GUEST_KERNEL ||
+			      misc == PERFRING_MISC_GUEST_USER ? 0 : -1;
+		} else {
+			pid = (int32_t)pr_get32(e + 8);
+			if (c->swap)
+				pid = (int32_t)bswap_32((uint32_t)pid);
+			if (misc & PERFRING_MISC_EXT_RESERVED && e[32] <= 20)
+				bsz = e[32];
+		}
 		o_printf(o, "build_id : ");
 		for (k = 0; k < bsz; k++)
-			o_printf(o, "%02x", e[12 + k]);
-		flen = strnlen((const char *)e + 36, size - 36u);
-		o_printf(o, " %.*s (pid %d)\n", (int)flen, (const char *)e + 36, pid);
+			o_printf(o, "%02x", e[bid + k]);
+		flen = strnlen((const char *)e + name, size - name);
+		o_printf(o, " %.*s (pid %d)\n", (int)flen, (const char *)e + name, pid);
 		c->pos += size;
 	}
 }

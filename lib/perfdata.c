@@ -42,7 +42,7 @@
 #include "perfdata-private.h"
 
 #define PD_MAGIC 0x32454c4946524550ull		/* "PERFILE2" */
-#define PD_MAGIC_V1 0x454c494646524550ull	/* "PERFFILE" (perf < 2.6.37) */
+#define PD_MAGIC_V1 0x454c494646524550ull	/* "PERFFILE": legacy, see legacy_order() */
 #define PD_WINDOW_DEFAULT (1u << 20)
 #define PD_WINDOW_MIN (128u << 10)
 #define PD_PIPE_START (4u << 10)	/* first pipe-mode buffer */
@@ -72,6 +72,7 @@ struct perfring_perfdata {
 	int fd, own_fd;
 	char name[256];
 	int pipe, swap;
+	int legacy;		/* "PERFFILE" magic: attr.size 0 means header.attr_size - 16 */
 	off_t base;		/* file offset of byte 0 of the perf.data */
 	uint64_t file_size;	/* file mode: size of the regular file */
 	struct perfring_perfdata_header hdr;
@@ -103,6 +104,8 @@ struct perfring_perfdata {
 	size_t map_len, map_win;	/* map_win 0: buf is allocated */
 	unsigned char *scratch;	/* aligned copy of a record; see scratch() */
 	size_t scratch_cap;
+	unsigned char *td_buf;	/* the blob after a HEADER_TRACING_DATA record */
+	size_t td_cap;
 
 	/* decompression */
 	int z_active;
@@ -347,6 +350,67 @@ int pr_pd_set_name(struct perfring_perfdata *pd, size_t idx, const char *name,
 	return 0;
 }
 
+/*
+ * A legacy file names no events (no EVENT_DESC, event types only for
+ * tracepoints): give a hardware or software attr without a name the one
+ * perf 6.1 gives it (evsel__hw_name / evsel__sw_name and the suffix of
+ * evsel__add_modifiers: "cycles:HG" for an attr of the time, which knew
+ * no exclude_guest), so that a rewrite that carries the name shows what
+ * perf shows for the legacy file.
+ */
+static int legacy_name(struct perfring_perfdata *pd, size_t idx)
+{
+	static const char *const hw[] = {
+		"cycles", "instructions", "cache-references", "cache-misses",
+		"branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+		"stalled-cycles-backend", "ref-cycles",
+	};
+	static const char *const sw[] = {
+		"cpu-clock", "task-clock", "page-faults", "context-switches",
+		"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+		"emulation-faults", "dummy", "bpf-output", "cgroup-switches",
+	};
+	const struct perfring_attr *a = &pd->attrs[idx]->attr;
+	uint64_t f = a->flags, pip;
+	const char *base = NULL;
+	char mod[16], name[64];
+	size_t r = 0;
+	int egd = 0;
+
+	if (pd->attrs[idx]->name)
+		return 0;
+	if (a->type == PERFRING_TYPE_HARDWARE && a->config < sizeof(hw) / sizeof(hw[0]))
+		base = hw[a->config];
+	else if (a->type == PERFRING_TYPE_SOFTWARE && a->config < sizeof(sw) / sizeof(sw[0]))
+		base = sw[a->config];
+	if (!base)
+		return 0;
+	if (f & (PERFRING_ATTR_EXCLUDE_KERNEL | PERFRING_ATTR_EXCLUDE_USER |
+		 PERFRING_ATTR_EXCLUDE_HV)) {
+		if (!(f & PERFRING_ATTR_EXCLUDE_KERNEL))
+			mod[r++] = 'k';
+		if (!(f & PERFRING_ATTR_EXCLUDE_USER))
+			mod[r++] = 'u';
+		if (!(f & PERFRING_ATTR_EXCLUDE_HV))
+			mod[r++] = 'h';
+		egd = 1;
+	}
+	pip = (f & PERFRING_ATTR_PRECISE_IP_MASK) >> PERFRING_ATTR_PRECISE_IP_SHIFT;
+	if (pip) {
+		while (pip--)
+			mod[r++] = 'p';
+		egd = 1;
+	}
+	if ((f & PERFRING_ATTR_EXCLUDE_HOST) || !!(f & PERFRING_ATTR_EXCLUDE_GUEST) == egd) {
+		if (!(f & PERFRING_ATTR_EXCLUDE_HOST))
+			mod[r++] = 'H';
+		if (!(f & PERFRING_ATTR_EXCLUDE_GUEST))
+			mod[r++] = 'G';
+	}
+	snprintf(name, sizeof(name), "%s%s%.*s", base, r ? ":" : "", (int)r, mod);
+	return pr_pd_set_name(pd, idx, name, strlen(name)) == -ENOMEM ? -ENOMEM : 0;
+}
+
 /* ---- file header, attrs, feature table --------------------------------- */
 
 static int read_attrs(struct perfring_perfdata *pd, struct perfring_diag *diag)
@@ -357,7 +421,7 @@ static int read_attrs(struct perfring_perfdata *pd, struct perfring_diag *diag)
 	alignas(8) unsigned char raw[PD_ATTR_MAX + 16];
 	uint64_t *ids = NULL;
 	uint64_t off, end, nr, i, j;
-	int err = 0;
+	int err = 0, size0;
 
 	if (h->attrs_size == 0)
 		return 0;
@@ -391,8 +455,13 @@ static int read_attrs(struct perfring_perfdata *pd, struct perfring_diag *diag)
 		sz = pr_get32(raw + 4);
 		if (pd->swap)
 			sz = bswap_32((uint32_t)sz);
+		size0 = sz == 0;
+		/* attr.size 0: perf reads VER0.  Legacy perf never set
+		 * attr.size and wrote its own sizeof(perf_event_attr), which
+		 * header.attr_size gives (legacy_order checked it): perf 6.1
+		 * reads the ids of a 72-byte legacy attr 8 bytes early. */
 		if (sz == 0)
-			sz = PERFRING_ATTR_SIZE_VER0;
+			sz = pd->legacy ? h->attr_size - 16 : PERFRING_ATTR_SIZE_VER0;
 		if (sz < PERFRING_ATTR_SIZE_VER0 || sz > PD_ATTR_MAX || sz % 8) {
 			err = fail(pd, diag, -EBADMSG, off + 4,
 				   "attr %" PRIu64 " has a bad size %" PRIu64 " (want a multiple of 8 in 64..%u)",
@@ -409,8 +478,14 @@ static int read_attrs(struct perfring_perfdata *pd, struct perfring_diag *diag)
 			err = fail(pd, diag, -EBADMSG, off, "cannot read attr %" PRIu64, i);
 			goto out;
 		}
-		if (pd->swap)
+		if (pd->swap) {
+			/* swap all sz bytes, then keep the file's size 0 */
+			if (size0)
+				pr_put32(raw + 4, bswap_32((uint32_t)sz));
 			pr_pd_swap_attr(raw, sz);
+			if (size0)
+				pr_put32(raw + 4, 0);
+		}
 		ids_off = g64(pd, raw + sz);
 		ids_size = g64(pd, raw + sz + 8);
 		if (ids_size % 8 || ids_off > pd->file_size ||
@@ -541,6 +616,10 @@ static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *fir
 		return fail(pd, diag, -EIO, PR_NO_OFFSET, "fstat failed");
 	pd->file_size = (uint64_t)st.st_size > (uint64_t)pd->base ?
 			(uint64_t)st.st_size - (uint64_t)pd->base : 0;
+	if (pd->legacy && hsize != 72 && hsize != 104)
+		return fail(pd, diag, -EBADMSG, 8,
+			    "bad header size %" PRIu64 " of a legacy PERFFILE file (want 72, or 104 with the feature bitmap; 16 for pipe mode)",
+			    hsize);
 	if (hsize < 72 || hsize > 4096)
 		return fail(pd, diag, -EBADMSG, 8,
 			    "bad header size %" PRIu64 " (want 16 for pipe mode, 104, or 72 for old files)",
@@ -609,6 +688,43 @@ static int event_desc_at_open(struct perfring_perfdata *pd)
 	return 0;
 }
 
+/*
+ * The legacy format ("PERFFILE", written by perf from 2.6.31 until the
+ * "PERFILE2" magic replaced it in 2012) stores its magic as the same bytes
+ * in either byte order.  The byte order is told as perf's
+ * check_magic_endian does: a pipe header's size is 16; a file header's
+ * attr_size is one of perf's attr ABIs (VER0..VER4: 64, 72, 80, 96, 104
+ * bytes) + 16, in this order or byte-swapped.
+ */
+static int legacy_order(struct perfring_perfdata *pd, const unsigned char *first,
+			struct perfring_diag *diag)
+{
+	static const uint64_t abi[] = { 64, 72, 80, 96, 104 };
+	uint64_t hs = pr_get64(first + 8), as;
+	unsigned char b[8];
+	size_t i;
+
+	if (hs == 16 || bswap_64(hs) == 16) {
+		pd->swap = hs != 16;
+		return 0;
+	}
+	if (pd->base < 0)
+		return 0;	/* open_file_mode refuses a pipe */
+	if (pread_full(pd, 16, b, 8))
+		return fail(pd, diag, -EBADMSG, 16,
+			    "file ends inside the legacy PERFFILE header");
+	as = pr_get64(b);
+	for (i = 0; i < sizeof(abi) / sizeof(abi[0]); i++) {
+		if (as == abi[i] + 16 || bswap_64(as) == abi[i] + 16) {
+			pd->swap = as != abi[i] + 16;
+			return 0;
+		}
+	}
+	return fail(pd, diag, -EBADMSG, 16,
+		    "legacy PERFFILE header: attr entry size %" PRIu64 " (0x%016" PRIx64 ") is none of perf's (an attr of 64, 72, 80, 96 or 104 bytes + 16) in either byte order: the byte order cannot be told",
+		    as, as);
+}
+
 static int pd_open(int fd, int own, const char *defname,
 		   const struct perfring_perfdata_opts *opts,
 		   struct perfring_diag *diag, struct perfring_perfdata **out)
@@ -664,9 +780,14 @@ static int pd_open(int fd, int own, const char *defname,
 		pd->swap = 0;
 	} else if (magic == bswap_64(PD_MAGIC)) {
 		pd->swap = 1;
-	} else if (magic == PD_MAGIC_V1 || magic == bswap_64(PD_MAGIC_V1)) {
+	} else if (magic == PD_MAGIC_V1) {
+		pd->legacy = 1;
+		err = legacy_order(pd, first, diag);
+		if (err)
+			goto fail;
+	} else if (magic == bswap_64(PD_MAGIC_V1)) {
 		err = fail(pd, diag, -EBADMSG, 0,
-			   "legacy PERFFILE format (perf before 2.6.37) is not supported");
+			   "magic \"ELIFFREP\" is not a perf.data: the legacy magic \"PERFFILE\" has the same bytes in either byte order");
 		goto fail;
 	} else {
 		err = fail(pd, diag, -EBADMSG, 0,
@@ -674,6 +795,7 @@ static int pd_open(int fd, int own, const char *defname,
 			   magic);
 		goto fail;
 	}
+	pd->hdr.version = pd->legacy ? 1 : 2;
 	hsize = g64(pd, first + 8);
 	if (hsize == 16) {
 		pd->pipe = 1;
@@ -685,6 +807,11 @@ static int pd_open(int fd, int own, const char *defname,
 		if (err)
 			goto fail;
 		event_desc_at_open(pd);
+		for (size_t i = 0; pd->legacy && i < pd->nr_attrs; i++) {
+			err = legacy_name(pd, i);
+			if (err)
+				goto fail;
+		}
 	}
 	/*
 	 * The read window: a file smaller than the window is read whole
@@ -803,6 +930,7 @@ PERFRING_API void perfring_perfdata_close(struct perfring_perfdata *pd)
 	if (!pd->map_win)
 		free(pd->buf);
 	free(pd->scratch);
+	free(pd->td_buf);
 	free(pd->zbuf);
 	free(pd->zscratch);
 #ifdef HAVE_ZSTD
@@ -1148,6 +1276,37 @@ static int skip_bytes(struct perfring_perfdata *pd, uint64_t n)
 	return 1;
 }
 
+/*
+ * Copy the n bytes after the current position into pd->td_buf (grown as
+ * the bytes arrive, so a damaged size costs no more memory than the input
+ * has), for the blob of a HEADER_TRACING_DATA record.  Returns 1,
+ * -ENODATA if the input ends first, -EIO, -ENOMEM.
+ */
+static int take_bytes(struct perfring_perfdata *pd, uint64_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		size_t k = pd->len - pd->pos;
+		int r;
+
+		if (!k) {
+			r = ensure(pd, 1);
+			if (r <= 0)
+				return r ? r : -ENODATA;
+			k = pd->len - pd->pos;
+		}
+		if (k > n - got)
+			k = (size_t)(n - got);
+		if (!scratch_for(&pd->td_buf, &pd->td_cap, got + k))
+			return -ENOMEM;
+		memcpy(pd->td_buf + got, pd->buf + pd->pos, k);
+		pd->pos += k;
+		got += k;
+	}
+	return 1;
+}
+
 /* Sample id of a native record, for attr resolution (perf's rule, by the
  * first attr, which never changes once read).  Returns 1 if found. */
 static int record_id(struct perfring_perfdata *pd, const unsigned char *p,
@@ -1261,16 +1420,19 @@ static int header_attr(struct perfring_perfdata *pd, const unsigned char *p,
 	memcpy(ids, p + 8 + span, n * 8);
 	err = add_attr(pd, p + 8, asz, ids, n);
 	free(ids);
+	if (!err && pd->legacy)
+		err = legacy_name(pd, pd->nr_attrs - 1);
 	return err;
 }
+
+static int store_feature(struct perfring_perfdata *pd, uint32_t id, const unsigned char *p,
+			 size_t psize, uint64_t off);
 
 static int header_feature(struct perfring_perfdata *pd, const unsigned char *p,
 			  size_t size, uint64_t off, struct perfring_diag *diag)
 {
 	uint64_t id;
-	struct pd_feat *f = NULL;
-	size_t i, psize;
-	void *data;
+	size_t psize;
 
 	if (size < 16)
 		return fail(pd, diag, -EBADMSG, off,
@@ -1281,13 +1443,30 @@ static int header_feature(struct perfring_perfdata *pd, const unsigned char *p,
 		return 0;	/* counted, not kept: no such feature bit */
 	if (psize == 0 && id >= PERFRING_FEAT_CPU_DOMAIN_INFO)
 		return 0;	/* perf's end marker (HEADER_LAST_FEATURE) */
+	return store_feature(pd, (uint32_t)id, p + 16, psize, off);
+}
+
+/*
+ * Keep a pipe's feature id (psize bytes at p, from the record at off):
+ * a HEADER_FEATURE record's payload, or the tracing data after a
+ * HEADER_TRACING_DATA record, which is the file's TRACING_DATA feature
+ * in a stream.  A later one of the same id replaces it.
+ */
+static int store_feature(struct perfring_perfdata *pd, uint32_t id, const unsigned char *p,
+			 size_t psize, uint64_t off)
+{
+	struct pd_feat *f = NULL;
+	size_t i;
+	void *data;
+
 	for (i = 0; i < pd->nr_feats; i++)
 		if (pd->feats[i].id == id)
 			f = &pd->feats[i];
 	data = malloc(psize ? psize : 1);
 	if (!data)
 		return -ENOMEM;
-	memcpy(data, p + 16, psize);
+	if (psize)
+		memcpy(data, p, psize);
 	if (!f) {
 		struct pd_feat *n = realloc(pd->feats, (pd->nr_feats + 1) * sizeof(*n));
 
@@ -1325,8 +1504,11 @@ static int event_type_name(struct perfring_perfdata *pd, uint64_t event_id,
 
 	if (len > 64)
 		len = 64;
+	/* legacy perf wrote them for tracepoints only, and perf 6.1
+	 * ignores them: in a legacy file they name tracepoints only */
 	for (i = 0; i < pd->nr_attrs; i++)
 		if (pd->attrs[i]->attr.config == event_id && !pd->attrs[i]->name &&
+		    (!pd->legacy || pd->attrs[i]->attr.type == PERFRING_TYPE_TRACEPOINT) &&
 		    pr_pd_set_name(pd, i, (const char *)name, len) == -ENOMEM)
 			return -ENOMEM;
 	return 0;
@@ -1648,7 +1830,18 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 			p = pd->scratch;
 			rec->header = (const void *)p;
 		}
-		r = skip_bytes(pd, extra);
+		if (type == PERFRING_RECORD_HEADER_TRACING_DATA) {
+			r = take_bytes(pd, extra);
+			rec->extra = pd->td_buf;
+			if (r == 1 && pd->pipe &&
+			    store_feature(pd, PERFRING_FEAT_TRACING_DATA, pd->td_buf,
+					  (size_t)extra, off + size) < 0)
+				r = -ENOMEM;
+		} else {
+			r = skip_bytes(pd, extra);
+		}
+		if (r == -ENOMEM)
+			return fail(pd, diag, r, off + size, "out of memory");
 		if (r == -ENODATA)
 			return fail(pd, diag, -EBADMSG, off + size,
 				    "input ends inside the %" PRIu64 "-byte payload of a record of type %u",
@@ -1684,7 +1877,7 @@ end:
 }
 
 /* The first versions of the structs perfring_perfdata_next / _feature fill. */
-#define PD_RECORD_MIN sizeof(struct perfring_perfdata_record)
+#define PD_RECORD_MIN offsetof(struct perfring_perfdata_record, extra)
 #define PD_FEATURE_MIN sizeof(struct perfring_perfdata_feature)
 
 PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,

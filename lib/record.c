@@ -109,6 +109,8 @@ PERFRING_API const char *perfring_record_type_name(uint32_t type)
 		return kernel_names[type];
 	if (type >= USER_FIRST && type < PERFRING_RECORD_HEADER_MAX)
 		return user_names[type - USER_FIRST];
+	if (type == PERFRING_RECORD_COMPRESSED2)
+		return "COMPRESSED2";	/* newer perf's name */
 	return NULL;
 }
 
@@ -118,7 +120,7 @@ PERFRING_API int perfring_record_type_from_name(const char *name, uint32_t *type
 
 	if (!name)
 		return -EINVAL;
-	for (t = 0; t < PERFRING_RECORD_HEADER_MAX; t++) {
+	for (t = 0; t <= PERFRING_RECORD_COMPRESSED2; t++) {
 		const char *n = perfring_record_type_name(t);
 
 		if (n && !strcmp(n, name)) {
@@ -288,6 +290,8 @@ PERFRING_API size_t perfring_record_min_size(uint32_t type)
 		m = kernel_body[type].min;
 	else if (type >= USER_FIRST && type < PERFRING_RECORD_HEADER_MAX)
 		m = user_min[type - USER_FIRST];
+	else if (type == PERFRING_RECORD_COMPRESSED2)
+		m = 16;		/* data_size */
 	return m ? m : sizeof(struct perfring_event_header);
 }
 

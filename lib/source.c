@@ -5,9 +5,11 @@
  *
  * Magics (first 8 bytes): "PRFRING\0" a perfring ring descriptor;
  * "PERFILE2" perf.data version 2 in this byte order, "2ELIFREP" the other
- * order; "PERFFILE" / "ELIFFREP" the version 1 format.  Pipe mode is told
- * by the header size that follows the magic: 16 (file mode: 104, or 72
- * for the oldest format).  A stream cannot be peeked without consuming
+ * order; "PERFFILE" the legacy format, whose magic has these bytes in
+ * either byte order (the byte order is told by sizes: a pipe header's 16
+ * or, in a file header, attr_size; see lib/perfdata.c legacy_order).  Pipe
+ * mode is told by the header size that follows the magic: 16 (file mode:
+ * 104, or 72 for the oldest format).  A stream cannot be peeked without consuming
  * it, so it is taken as pipe-mode perf.data and its magic is checked by
  * the perf.data reader when opened.
  */
@@ -53,6 +55,32 @@ PERFRING_API int perfring_probe_fd(int fd, const char *name, struct perfring_pro
 	err = probe_fd(fd, name, &p, diag);
 	perfring_struct_fill(out, sizeof(p), &p, sizeof(p));
 	return err;
+}
+
+/*
+ * The byte order of a legacy "PERFFILE" perf.data, told as the reader
+ * tells it: a pipe header's size 16, else a file header's attr_size (an
+ * attr ABI size + 16).  0 when it cannot be told: the reader says why.
+ */
+static int legacy_swapped(int fd, const unsigned char *m, size_t got)
+{
+	unsigned char b[8];
+	uint64_t hs, as;
+
+	if (got < 16)
+		return 0;
+	hs = pr_get64(m + 8);
+	if (hs == 16 || bswap64(hs) == 16)
+		return hs != 16;
+	if (pread(fd, b, 8, 16) != 8)
+		return 0;
+	as = pr_get64(b);
+	switch (bswap64(as)) {
+	case 80: case 88: case 96: case 112: case 120:
+		return as != bswap64(as);
+	default:
+		return 0;
+	}
 }
 
 /* perfring_probe_fd into our own struct (out->sz is ours). */
@@ -114,10 +142,12 @@ static int probe_fd(int fd, const char *name, struct perfring_probe *out,
 		out->kind = PERFRING_SOURCE_RING;
 		return 0;
 	}
-	if (!memcmp(m, "PERFILE2", 8) || !memcmp(m, "PERFFILE", 8)) {
+	if (!memcmp(m, "PERFILE2", 8)) {
 		out->swapped = 0;
-	} else if (!memcmp(m, "2ELIFREP", 8) || !memcmp(m, "ELIFFREP", 8)) {
+	} else if (!memcmp(m, "2ELIFREP", 8)) {
 		out->swapped = 1;
+	} else if (!memcmp(m, "PERFFILE", 8)) {
+		out->swapped = legacy_swapped(fd, m, got);
 	} else {
 		pr_diag_set(diag, -EBADMSG, name, 0,
 			    "unknown magic 0x%016" PRIx64

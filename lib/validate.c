@@ -85,6 +85,34 @@ PERFRING_API int perfring_record_id(const struct perfring_attr *attr, const void
 	return pr_record_id_at(&rule, rec, size, id);
 }
 
+/* ---- the early MMAP2 layout ------------------------------------------------- */
+
+/* A filename at byte at of r, NUL-terminated and zero-padded to 8, ends at end. */
+static int name_fits(const unsigned char *r, size_t at, size_t end)
+{
+	const unsigned char *nul;
+
+	if (end <= at)
+		return 0;
+	nul = memchr(r + at, 0, end - at);
+	return nul && at + PR_ALIGN8((size_t)(nul - (r + at)) + 1) == end;
+}
+
+PERFRING_API enum perfring_mmap2_layout perfring_mmap2_layout(const void *rec, size_t size,
+							      size_t trailer)
+{
+	const unsigned char *r = rec;
+	size_t end;
+
+	if (!r || size < 72 || trailer > size - 72 || pr_get32(r) != PERFRING_RECORD_MMAP2 ||
+	    (pr_get16(r + 4) & PERFRING_MISC_MMAP_BUILD_ID))
+		return PERFRING_MMAP2_LAYOUT_CURRENT;
+	end = size - trailer;
+	if (name_fits(r, 64, end) && (!name_fits(r, 72, end) || pr_get32(r + 64) > 0xff))
+		return PERFRING_MMAP2_LAYOUT_EARLY;
+	return PERFRING_MMAP2_LAYOUT_CURRENT;
+}
+
 /* ---- validation -------------------------------------------------------------- */
 
 static int invalid(struct perfring_diag *d, uint64_t offset, const char *fmt, ...) PR_PRINTF(3, 4);
@@ -289,6 +317,10 @@ PERFRING_API int perfring_record_validate(const struct perfring_registry *reg,
 
 	rule = pr_body_rule(type);
 	tr = perfring_record_trailer_size(attr, type);
+	/* perf 6.1 keeps it (misreading its filename): the plugin decodes it */
+	if (type == PERFRING_RECORD_MMAP2 &&
+	    perfring_mmap2_layout(rec, len, tr) == PERFRING_MMAP2_LAYOUT_EARLY)
+		return reg && attr ? validate_plugin(reg, attr, name, rec, len, offset, diag) : 0;
 	body = rule ? body_size(rule, r, len, &exact) : 0;
 	if (body < 0)
 		return invalid(diag, offset, "%s record: the string at byte %u is not NUL-terminated inside the record",

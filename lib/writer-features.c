@@ -330,19 +330,43 @@ out:
  * (host: another pid makes perf create a guest machine), build_id[20],
  * size u8, 3 reserved bytes, then the name NUL-padded to a multiple of 64.
  */
+/* Does the given BUILD_ID table have an entry for file name? */
+static int given_build_id_names(const struct perfring_writer *w, const char *name)
+{
+	const struct pr_buf *g = &w->given[FEAT_BUILD_ID];
+	size_t off = 0, nl = strlen(name);
+
+	while (g->len - off >= 36) {
+		size_t sz = pr_get16(g->p + off + 6);
+
+		if (sz < 36 || sz > g->len - off)
+			break;
+		if (sz - 36 > nl && !memcmp(g->p + off + 36, name, nl) &&
+		    !g->p[off + 36 + nl])
+			return 1;
+		off += sz;
+	}
+	return 0;
+}
+
 static int build_id_feature(struct perfring_writer *w, struct pr_buf *b)
 {
 	static const unsigned char zeros[64];
 	size_t i, n = 0;
+	int given = wr_given(w, FEAT_BUILD_ID);
 
-	if (!w->build_ids || w->pipe)
+	if (w->pipe)
 		return 0;
-	for (i = 0; i < w->cap_dsos; i++) {
+	if (given) {
+		pr_buf_put(b, w->given[FEAT_BUILD_ID].p, w->given[FEAT_BUILD_ID].len);
+		n = w->given[FEAT_BUILD_ID].len > 0;
+	}
+	for (i = 0; w->build_ids && i < w->cap_dsos; i++) {
 		struct wr_dso *d = &w->dsos[i];
 		unsigned char ent[36];
 		size_t len, pad;
 
-		if (!d->name)
+		if (!d->name || (given && given_build_id_names(w, d->name)))
 			continue;
 		if (!d->id_size)
 			d->id_size = elf_build_id(d->name, d->id);
@@ -369,11 +393,34 @@ static int build_id_feature(struct perfring_writer *w, struct pr_buf *b)
 
 /* ---- features ------------------------------------------------------------- */
 
+/* Features that describe the machine that recorded: only built here for
+ * PERFRING_WRITER_HOST_LOCAL. */
+static int host_fact(int feat)
+{
+	switch (feat) {
+	case FEAT_NRCPUS: case FEAT_CPUDESC: case FEAT_CPUID: case FEAT_TOTAL_MEM:
+	case FEAT_CLOCKID: case FEAT_CLOCK_DATA:
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Payload of feature feat into b: 1, or 0 if the output has none.  A
+ * feature given by perfring_writer_set_feature() is written as given
+ * (BUILD_ID: followed by the writer's own entries).
+ */
 static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 {
 	uint32_t i, j;
 	char *s;
 
+	if (feat != FEAT_TRACING_DATA && feat != FEAT_BUILD_ID && wr_given(w, (uint32_t)feat)) {
+		pr_buf_put(b, w->given[feat].p, w->given[feat].len);
+		return w->given[feat].len > 0;
+	}
+	if (w->host_none && host_fact(feat))
+		return 0;
 	switch (feat) {
 	case FEAT_TRACING_DATA:	/* pipe mode: a record (write_pipe_start) */
 		if (w->pipe || !w->tdata.len)
@@ -396,15 +443,21 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 	case FEAT_BUILD_ID:
 		return build_id_feature(w, b);
 	case FEAT_HOSTNAME:
+		if (!*w->hostname)
+			return 0;
 		wr_buf_str(b, w->hostname);
 		return 1;
 	case FEAT_OSRELEASE:
+		if (!*w->osrelease)
+			return 0;
 		wr_buf_str(b, w->osrelease);
 		return 1;
 	case FEAT_VERSION:
 		wr_buf_str(b, w->version);
 		return 1;
 	case FEAT_ARCH:
+		if (!*w->arch)
+			return 0;
 		wr_buf_str(b, w->arch);
 		return 1;
 	case FEAT_NRCPUS: {
@@ -505,6 +558,50 @@ static const int feat_list[] = {
 };
 #define NR_FEATS (int)(sizeof(feat_list) / sizeof(feat_list[0]))
 
+/* The next feature id after id that the output may hold (given or built
+ * here), or WR_NR_FEAT_IDS: ascending, as the file's table wants them. */
+static int next_feat(const struct perfring_writer *w, int id)
+{
+	for (id++; id < (int)WR_NR_FEAT_IDS; id++) {
+		if (wr_given(w, (uint32_t)id))
+			return id;
+		for (int i = 0; i < NR_FEATS; i++)
+			if (feat_list[i] == id)
+				return id;
+	}
+	return id;
+}
+
+/*
+ * Pipe mode: the given BUILD_ID table as HEADER_BUILD_ID records (the
+ * same entries, with the record type), as perf writes build ids into a
+ * stream.
+ */
+static int pipe_build_ids(struct perfring_writer *w)
+{
+	const struct pr_buf *g;
+	size_t off = 0;
+	int r = 0;
+
+	if (!wr_given(w, FEAT_BUILD_ID))
+		return 0;
+	g = &w->given[FEAT_BUILD_ID];
+	while (!r && g->len - off >= 36) {
+		unsigned char h[8];
+		size_t sz = pr_get16(g->p + off + 6);
+
+		if (sz < 36 || sz > g->len - off)
+			break;
+		memcpy(h, g->p + off, 8);
+		pr_put32(h, PERFRING_RECORD_HEADER_BUILD_ID);
+		r = wr_out(w, h, 8);
+		if (!r)
+			r = wr_out(w, g->p + off + 8, sz - 8);
+		off += sz;
+	}
+	return r;
+}
+
 /* ---- start: header, attrs, ids, kernel map --------------------------------- */
 
 static int write_kernel_mmap(struct perfring_writer *w)
@@ -569,12 +666,19 @@ static int write_pipe_start(struct perfring_writer *w)
 		if (!r)
 			r = wr_out(w, e->ids, 8u * e->nr_ids);
 	}
-	for (i = 0; i < NR_FEATS && !r; i++) {
+	for (i = next_feat(w, 0); i < (int)WR_NR_FEAT_IDS && !r; i = next_feat(w, i)) {
 		struct perfring_event_header h = { PERFRING_RECORD_HEADER_FEATURE, 0, 0 };
-		uint64_t id = (uint64_t)feat_list[i];
+		uint64_t id = (uint64_t)i;
 
 		b.len = 0;
-		if (!feat_build(w, feat_list[i], &b))
+		if (i >= FEAT_LAST) {
+			/* perf 6.1 ends the features at FEAT_LAST (and warns
+			 * about ids past it in a stream) */
+			pr_log(PERFRING_LOG_WARN, "%s: feature %d left out: a pipe-mode "
+			       "stream ends its features at %d", w->dname, i, FEAT_LAST);
+			continue;
+		}
+		if (!feat_build(w, i, &b))
 			continue;
 		if (b.oom) {
 			free(b.p);
@@ -583,7 +687,7 @@ static int write_pipe_start(struct perfring_writer *w)
 		if (16 + b.len > 0xffff) {
 			pr_log(PERFRING_LOG_WARN, "%s: feature %d left out: %zu bytes "
 			       "is too large for a pipe-mode record", w->dname,
-			       feat_list[i], b.len);
+			       i, b.len);
 			continue;
 		}
 		h.size = (uint16_t)(16 + b.len);
@@ -624,6 +728,8 @@ static int write_pipe_start(struct perfring_writer *w)
 			r = wr_out(w, zeros, al - w->tdata.len);
 		w->st.tracing_data = 1;
 	}
+	if (!r)
+		r = pipe_build_ids(w);
 	w->data_offset = 0;
 	return r;
 }
@@ -844,25 +950,25 @@ int wr_write_features(struct perfring_writer *w)
 	uint64_t data_size, table_off, off;
 	unsigned char hdr[WR_FILE_HEADER_SIZE];
 	int i, nr = 0, r;
-	struct { int feat; size_t off, len; } got[NR_FEATS];
+	struct { int feat; size_t off, len; } got[WR_NR_FEAT_IDS];
 
 	r = wr_flush(w);
 	if (r < 0)
 		return r;
 	data_size = w->opos - w->data_offset;
 	table_off = w->opos;
-	for (i = 0; i < NR_FEATS; i++) {
+	for (i = next_feat(w, 0); i < (int)WR_NR_FEAT_IDS; i = next_feat(w, i)) {
 		size_t before = pay.len;
 
 		b.len = 0;
-		if (!feat_build(w, feat_list[i], &b))
+		if (!feat_build(w, i, &b))
 			continue;
 		pr_buf_put(&pay, b.p, b.len);
-		got[nr].feat = feat_list[i];
+		got[nr].feat = i;
 		got[nr].off = before;
 		got[nr].len = b.len;
 		nr++;
-		bitmap[feat_list[i] / 64] |= 1ull << (feat_list[i] % 64);
+		bitmap[i / 64] |= 1ull << (i % 64);
 	}
 	off = table_off + 16u * (uint64_t)nr;
 	for (i = 0; i < nr; i++) {

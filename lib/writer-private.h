@@ -102,6 +102,7 @@ enum {
 	FEAT_CLOCK_DATA = 29,
 	FEAT_LAST = 32,		/* HEADER_LAST_FEATURE of perf 6.1 */
 };
+#define WR_NR_FEAT_IDS	256u	/* the header's feature bitmap */
 
 struct wr_event {
 	struct perfring_attr attr;	/* as written (size set at start) */
@@ -223,7 +224,17 @@ struct perfring_writer {
 	struct pr_buf tdata;
 	int tdata_given;
 	char *tracefs;
+
+	/* features given by perfring_writer_set_feature(), by id */
+	struct pr_buf *given;		/* WR_NR_FEAT_IDS entries, or NULL */
+	uint64_t given_mask[WR_NR_FEAT_IDS / 64];
+	int host_none;			/* PERFRING_WRITER_HOST_NONE */
 };
+
+static inline int wr_given(const struct perfring_writer *w, uint32_t id)
+{
+	return id < WR_NR_FEAT_IDS && (w->given_mask[id / 64] >> (id % 64) & 1);
+}
 
 /* writer.c */
 PR_HIDDEN void wr_buf_str(struct pr_buf *b, const char *s);
@@ -255,6 +266,8 @@ PR_HIDDEN void wr_dso_from_record(struct perfring_writer *w, const unsigned char
 			    uint32_t size);
 PR_HIDDEN int wr_start(struct perfring_writer *w);
 PR_HIDDEN int wr_write_features(struct perfring_writer *w);
+PR_HIDDEN int wr_set_given(struct perfring_writer *w, uint32_t id, const void *p,
+			   size_t n);
 
 
 static inline void buf_u32(struct pr_buf *b, uint32_t v) { pr_buf_put(b, &v, 4); }

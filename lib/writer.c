@@ -53,7 +53,7 @@
 
 void pr_buf_put(struct pr_buf *b, const void *p, size_t n)
 {
-	if (b->oom)
+	if (b->oom || !n)
 		return;
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 256;
@@ -334,7 +334,7 @@ static int is_unknown_type(uint32_t t)
 {
 	return t == PERFRING_RECORD_PAD ||
 	       (t >= PERFRING_RECORD_KERNEL_MAX && t < PERFRING_RECORD_HEADER_ATTR) ||
-	       t >= PERFRING_RECORD_HEADER_MAX;
+	       (t >= PERFRING_RECORD_HEADER_MAX && t != PERFRING_RECORD_COMPRESSED2);
 }
 
 static int is_managed_type(uint32_t t)
@@ -347,6 +347,7 @@ static int is_managed_type(uint32_t t)
 	case PERFRING_RECORD_AUXTRACE:
 	case PERFRING_RECORD_HEADER_FEATURE:
 	case PERFRING_RECORD_COMPRESSED:
+	case PERFRING_RECORD_COMPRESSED2:	/* the records inside come decompressed */
 		return 1;
 	}
 	return 0;
@@ -633,6 +634,10 @@ static void wr_free(struct perfring_writer *w)
 	free(w->zrec);
 	free(w->tdata.p);
 	free(w->tracefs);
+	if (w->given)
+		for (k = 0; k < WR_NR_FEAT_IDS; k++)
+			free(w->given[k].p);
+	free(w->given);
 	free(w);
 }
 
@@ -675,6 +680,7 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 		return -EINVAL;
 	}
 	if ((unsigned)o.kmap > PERFRING_WRITER_KMAP_NONE || o.argc < 0 ||
+	    (unsigned)o.host > PERFRING_WRITER_HOST_NONE ||
 	    (o.argc > 0 && !o.argv) || (o.tracing_data_size && !o.tracing_data)) {
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad option value");
 		return -EINVAL;
@@ -713,7 +719,10 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	w->src = calloc(1, sizeof(*w->src));
 	w->heap = calloc(1, sizeof(*w->heap));
 	w->obuf = malloc(WR_OBUF_SIZE);
-	if (uname(&u) < 0)
+	w->host_none = o.host == PERFRING_WRITER_HOST_NONE;
+	if (w->host_none)
+		memset(&u, 0, sizeof(u));	/* only what is given */
+	else if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
 	w->hostname = strdup(o.hostname ? o.hostname : u.nodename);
 	w->osrelease = strdup(o.osrelease ? o.osrelease : u.release);

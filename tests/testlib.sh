@@ -145,6 +145,14 @@ u16() { od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '; }	# FILE OFFSET
 u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }	# FILE OFFSET
 # poke FILE OFFSET OCTAL-ESCAPES: overwrite bytes in place
 poke() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null; }
+# feature_bytes FILE ID: the payload of perf.data feature ID in hex, where
+# perfring-dump --header says it lies (nothing if the file has none)
+feature_bytes() {
+	set -- "$1" $("$DUMP" --header "$1" |
+		sed -n "s/^feature $2 .*(offset \\(0x[0-9a-f]*\\), \\([0-9]*\\) bytes)\$/\\1 \\2/p")
+	[ $# -eq 3 ] || return 0
+	dd if="$1" bs=1 skip=$(($2)) count="$3" 2>/dev/null | od -An -tx1
+}
 # The records of a JSON dump without what the perf.data writer manages
 # itself (ATTR lines, FINISHED_ROUND, FEATURE, COMPRESSED, TRACING_DATA).
 records() {

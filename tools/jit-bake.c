@@ -133,8 +133,8 @@ static bool parse_map(const struct perfring_attr *attr, const void *rec, size_t 
 		return false;
 	if (h->type == PERFRING_RECORD_MMAP)
 		fname = 40;
-	else if (h->type == PERFRING_RECORD_MMAP2)
-		fname = 72;
+	else if (h->type == PERFRING_RECORD_MMAP2)	/* the early layout: no prot, flags */
+		fname = perfring_mmap2_layout(rec, size, tsz) == PERFRING_MMAP2_LAYOUT_EARLY ? 64 : 72;
 	else
 		return false;
 	if (size < fname + tsz + 1 || !memchr(p + fname, 0, size - fname - tsz))
@@ -143,7 +143,7 @@ static bool parse_map(const struct perfring_attr *attr, const void *rec, size_t 
 	memcpy(&m->tid, p + 12, 4);
 	memcpy(&m->addr, p + 16, 8);
 	memcpy(&m->len, p + 24, 8);
-	if (h->type == PERFRING_RECORD_MMAP) {
+	if (h->type == PERFRING_RECORD_MMAP || fname == 64) {
 		m->exec = !(h->misc & PERFRING_MISC_MMAP_DATA);
 	} else {
 		uint32_t prot;
@@ -283,12 +283,137 @@ static const struct anon *anon_holding(const struct proc *p, uint64_t start, uin
 	return best;
 }
 
+/*
+ * The name perf gives an address when it reads a perf map itself (perf
+ * 6.1, util/symbol.c): dso__load_perf_map inserts every line, in file
+ * order, into a red-black tree keyed by start, an equal start going right
+ * (symbols__insert), and fixes neither duplicates nor ends (no
+ * symbols__fixup_duplicate, no symbols__fixup_end for perf maps); a
+ * symbol covers [start, start + size), one of size 0 its start only.
+ * symbols__find walks down from the root and takes the first symbol on
+ * its path that covers the address.  Where two entries share a start (or
+ * overlap), which one it meets depends on the tree's shape, so this builds
+ * the same tree: the same insertions and the classic rebalancing of
+ * perf's lib/rbtree.c (recolour for a red uncle, else one or two
+ * rotations), then asks it as perf does.
+ */
+struct pm_sym {
+	uint64_t start, end;	/* end == start: size 0 */
+	uint32_t left, right, parent;	/* indices + 1; 0: none */
+	bool red;
+	uint64_t line;
+	char *name;
+};
+
+struct pm_tree {
+	GArray *s;		/* struct pm_sym */
+	uint32_t root;
+};
+
+#define PM(t, i) (&g_array_index((t)->s, struct pm_sym, (i) - 1))
+
+static void pm_rotate(struct pm_tree *t, uint32_t x, bool left)
+{
+	struct pm_sym *X = PM(t, x);
+	uint32_t y = left ? X->right : X->left, p = X->parent;
+	struct pm_sym *Y = PM(t, y);
+	uint32_t mid = left ? Y->left : Y->right;
+
+	if (left) {
+		X->right = mid;
+		Y->left = x;
+	} else {
+		X->left = mid;
+		Y->right = x;
+	}
+	if (mid)
+		PM(t, mid)->parent = x;
+	Y->parent = p;
+	X->parent = y;
+	if (!p)
+		t->root = y;
+	else if (PM(t, p)->left == x)
+		PM(t, p)->left = y;
+	else
+		PM(t, p)->right = y;
+}
+
+static void pm_insert(struct pm_tree *t, uint64_t start, uint64_t size, uint64_t line,
+		      const char *name)
+{
+	struct pm_sym n = { .start = start, .end = start + size, .red = true, .line = line,
+			    .name = g_strdup(name) };
+	uint32_t x, parent = 0, cur = t->root;
+
+	while (cur) {
+		parent = cur;
+		cur = start < PM(t, cur)->start ? PM(t, cur)->left : PM(t, cur)->right;
+	}
+	n.parent = parent;
+	g_array_append_val(t->s, n);
+	x = t->s->len;
+	if (!parent)
+		t->root = x;
+	else if (start < PM(t, parent)->start)
+		PM(t, parent)->left = x;
+	else
+		PM(t, parent)->right = x;
+	while (PM(t, x)->parent && PM(t, PM(t, x)->parent)->red) {
+		uint32_t p = PM(t, x)->parent, g = PM(t, p)->parent;
+		bool p_left = PM(t, g)->left == p;
+		uint32_t u = p_left ? PM(t, g)->right : PM(t, g)->left;
+
+		if (u && PM(t, u)->red) {
+			PM(t, p)->red = PM(t, u)->red = false;
+			PM(t, g)->red = true;
+			x = g;
+			continue;
+		}
+		if (x == (p_left ? PM(t, p)->right : PM(t, p)->left)) {
+			pm_rotate(t, p, p_left);
+			x = p;
+			p = PM(t, x)->parent;
+		}
+		PM(t, p)->red = false;
+		PM(t, g)->red = true;
+		pm_rotate(t, g, !p_left);
+	}
+	PM(t, t->root)->red = false;
+}
+
+/* symbols__find: the index + 1 of the symbol perf names ip with, or 0. */
+static uint32_t pm_find(const struct pm_tree *t, uint64_t ip)
+{
+	uint32_t n = t->root;
+
+	while (n) {
+		const struct pm_sym *s = PM(t, n);
+
+		if (ip < s->start)
+			n = s->left;
+		else if (ip > s->end || (ip == s->end && ip != s->start))
+			n = s->right;
+		else
+			return n;
+	}
+	return 0;
+}
+
+static gint u64_cmp(gconstpointer a, gconstpointer b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void bake_map(struct jit_bake *b, struct proc *p, struct perfring_jit_elf **elf)
 {
 	struct perfring_perfmap *m;
 	struct perfring_perfmap_entry e = { .sz = sizeof(e) };
 	struct perfring_diag diag;
 	char *path = g_strdup_printf("%s/perf-%" PRIu32 ".map", b->map_dir, p->pid);
+	struct pm_tree t = { 0 };
+	GArray *bounds;
 	uint64_t bad;
 	int ret;
 
@@ -305,30 +430,64 @@ static void bake_map(struct jit_bake *b, struct proc *p, struct perfring_jit_elf
 	}
 	b->st.maps++;
 	perfring_jit_elf_new(0, elf);
+	t.s = g_array_new(FALSE, TRUE, sizeof(struct pm_sym));
+	bounds = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	while ((ret = perfring_perfmap_next(m, &e, &diag)) == 1) {
-		const struct anon *a;
-		uint64_t pgoff;
+		uint64_t end = e.start + (e.size ? e.size : 1);
 
-		if (!e.size)
+		/* perf skips a line whose name has fewer than 3 bytes
+		 * ("if (len + 2 >= line_len) continue"): not in its tree */
+		if (strlen(e.name) < 3)
 			continue;
-		/* perf uses a map only for anonymous exec memory (the runtime's
-		 * own binary has its symbols): so do we. */
-		a = anon_holding(p, e.start, e.start + e.size);
-		if (!a) {
-			b->st.outside++;
-			continue;
-		}
-		if (perfring_jit_elf_add(*elf, e.name, NULL, e.size, &pgoff, &diag) < 0) {
-			tool_error("%s: line %" PRIu64 ": %s", path, e.line, diag.msg);
-			b->st.problems++;
-			continue;
-		}
-		add_pending(b, p, p->pid, p->pid, e.start, e.size, pgoff, a->time);
+		pm_insert(&t, e.start, e.size, e.line, e.name);
+		g_array_append_val(bounds, e.start);
+		g_array_append_val(bounds, end);
 	}
 	if (ret < 0) {
 		tool_error_diag(&diag);
 		b->st.problems++;
 	}
+	/*
+	 * Between two consecutive starts or ends perf's answer is the same
+	 * (a size-0 symbol is a range of one byte here): one function for
+	 * each run of ranges that perf gives one symbol.  Without overlaps
+	 * these are the entries themselves.
+	 */
+	g_array_sort(bounds, u64_cmp);
+	for (guint i = 0; i + 1 < bounds->len;) {
+		uint64_t lo = g_array_index(bounds, uint64_t, i), hi;
+		uint32_t sym = pm_find(&t, lo);
+		const struct anon *a;
+		uint64_t pgoff;
+		guint j = i + 1;
+
+		/* the run: further ranges with the same answer */
+		while (j + 1 < bounds->len &&
+		       (g_array_index(bounds, uint64_t, j) == lo ||
+			pm_find(&t, g_array_index(bounds, uint64_t, j)) == sym))
+			j++;
+		hi = g_array_index(bounds, uint64_t, j);
+		i = j;
+		if (!sym || hi <= lo)
+			continue;	/* perf names nothing there */
+		/* perf uses a map only for anonymous exec memory (the runtime's
+		 * own binary has its symbols): so do we. */
+		a = anon_holding(p, lo, hi);
+		if (!a) {
+			b->st.outside++;
+			continue;
+		}
+		if (perfring_jit_elf_add(*elf, PM(&t, sym)->name, NULL, hi - lo, &pgoff, &diag) < 0) {
+			tool_error("%s: line %" PRIu64 ": %s", path, PM(&t, sym)->line, diag.msg);
+			b->st.problems++;
+			continue;
+		}
+		add_pending(b, p, p->pid, p->pid, lo, hi - lo, pgoff, a->time);
+	}
+	for (guint i = 0; i < t.s->len; i++)
+		g_free(g_array_index(t.s, struct pm_sym, i).name);
+	g_array_free(t.s, TRUE);
+	g_array_free(bounds, TRUE);
 	perfring_perfmap_counts(m, NULL, NULL, &bad);
 	b->st.problems += bad;	/* each one was reported by the reader */
 	p->from_map = true;
@@ -539,10 +698,14 @@ int jit_bake_file(const char *path, int argc, const char *const *argv,
 		goto out;
 	}
 	{
+		/* The file's own header goes into its rewrite, as it is. */
 		PERFRING_WRITER_OPTS(o, .path = path, .kmap = PERFRING_WRITER_KMAP_NONE,
-				     .argc = argc, .argv = argv);
+				     .argc = argc, .argv = argv,
+				     .host = PERFRING_WRITER_HOST_NONE);
 
-		if (perfring_writer_open(&o, &diag, &w) < 0) {
+		if (perfring_writer_open(&o, &diag, &w) < 0 ||
+		    perfring_writer_copy_features(w, pd, PERFRING_WRITER_COPY_ALL, NULL,
+						  &diag) < 0) {
 			tool_error_diag(&diag);
 			goto out;
 		}

@@ -600,6 +600,11 @@ static void put_user_record(const item_t *it)
 		put_u(n - 8);
 		put_s(" bytes of zstd data");
 		return;
+	case PERFRING_RECORD_COMPRESSED2:	/* u64 data_size, then the data */
+		put_c(' ');
+		put_u(n >= 16 ? get64(r + 8) : 0);
+		put_s(" bytes of zstd data");
+		return;
 	case PERFRING_RECORD_HEADER_TRACING_DATA:
 	case PERFRING_RECORD_AUXTRACE:
 		put_c(' ');
@@ -1000,8 +1005,9 @@ static void header_top(struct dump *d)
 	{
 		const struct perfring_perfdata_header *h = perfring_perfdata_header(d->pd);
 
-		printf("perf.data, %s mode%s\n", perfring_perfdata_is_pipe(d->pd) ? "pipe" : "file",
-		       perfring_perfdata_needs_swap(d->pd) ? ", other byte order (swapped)" : "");
+		printf("perf.data, %s mode%s%s\n", perfring_perfdata_is_pipe(d->pd) ? "pipe" : "file",
+		       perfring_perfdata_needs_swap(d->pd) ? ", other byte order (swapped)" : "",
+		       h->version == 1 ? ", legacy PERFFILE format" : "");
 		printf("header size: %" PRIu64 "\n", h->header_size);
 		if (!perfring_perfdata_is_pipe(d->pd)) {
 			printf("attr entry size: %" PRIu64 "\n", h->attr_size);

@@ -702,10 +702,21 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 			goto out;
 		}
 	}
-	/* JIT symbols: tools/jit-bake.c rewrites the file if it has any. */
-	if (!opt_no_jit && out && strcmp(out, "-") != 0 &&
-	    jit_bake_file(out, argc, (const char *const *)argv, NULL, &jit) < 0)
-		r.problems = 1;
+	/*
+	 * JIT symbols: tools/jit-bake.c rewrites the file if it has any.  It
+	 * reads the output back, so only a regular file: /dev/null, a FIFO or
+	 * standard output is written as perf record writes it, and skipped.
+	 */
+	if (!opt_no_jit && out) {
+		if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (jit_bake_file(out, argc, (const char *const *)argv, NULL, &jit) < 0)
+				r.problems = 1;
+		} else {
+			tool_error("note: JIT symbols not baked: %s is not a regular file, so it "
+				   "cannot be read back (perfring-replay --jit can bake a saved copy)",
+				   strcmp(out, "-") ? out : "standard output");
+		}
+	}
 	if (r.problems)
 		exit_code = TOOL_EXIT_PROBLEMS;
 	if (r.rejected > 1)
@@ -720,7 +731,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 
 		g_string_append_printf(s, "%" PRIu64 " samples, %" PRIu64 " records, %" PRIu64
 				       " lost", r.samples, r.records, lost);
-		if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0)
+		if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
 			g_string_append_printf(s, ", %.3f MB written to %s",
 					       (double)st.st_size / (1024.0 * 1024.0), out);
 		else if (out)

@@ -7,11 +7,15 @@
  * The kind of each input is told by its magic ("PRFRING" ring descriptor,
  * "PERFILE2" perf.data in either byte order), never by its name.
  *
- * Damaged rings: the library's reader stops at a framing error; replay then
- * scans forward, 8 bytes at a time, for a plausible record (known kernel
- * type, sane size, a body its decoder accepts) and carries on from there, so
- * every record that can be found is written.  Each problem is reported as
- * "perfring-replay: FILE: offset 0x...: what" and the exit status is 1.
+ * Damaged rings are read with the library's resynchronising reader
+ * (PERFRING_SOURCE_RESYNC): it reports each damage and goes on at the next
+ * plausible record, so every record that can be found is written.  Each
+ * problem is reported as "perfring-replay: FILE: offset 0x...: what" and
+ * the exit status is 1.
+ *
+ * The output's header features are the inputs' (carry_features below;
+ * perfring-replay(1), HEADER FEATURES), never this machine's unless
+ * --host-features.
  */
 #include "config.h"
 
@@ -48,6 +52,7 @@ static gboolean opt_verbose;
 static gboolean opt_version;
 static gboolean opt_jit;
 static gchar *opt_perf_map_dir;
+static gboolean opt_host_features;
 
 static const GOptionEntry entries[] = {
 	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
@@ -67,6 +72,10 @@ static const GOptionEntry entries[] = {
 	  "Bake JIT symbols in: read the jitdumps the input's marker maps name (or "
 	  "/tmp/perf-PID.map) and write one ELF per JIT process beside OUT, with MMAP2 "
 	  "records into it (record with perf record -k mono)", NULL },
+	{ "host-features", 0, 0, G_OPTION_ARG_NONE, &opt_host_features,
+	  "The inputs were recorded on this machine: give the output this machine's "
+	  "host facts (hostname, os release, CPUs, memory, clock) where the inputs "
+	  "bring none (rings, JSON lines, a pipe without features)", NULL },
 	{ "perf-map-dir", 0, 0, G_OPTION_ARG_FILENAME, &opt_perf_map_dir,
 	  "With --jit: read perf-PID.map files from DIR (default: /tmp)", "DIR" },
 	{ "json-out", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_json_out,
@@ -82,8 +91,7 @@ static const GOptionEntry entries[] = {
 
 static struct perfring_registry *reg;
 static unsigned problems;
-
-static void keep_tracing_data(struct perfring_perfdata *pd);
+static unsigned dropped_bad;	/* records record_ok refused: not written */
 
 static void problem(const char *file, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 static void problem(const char *file, uint64_t offset, const char *fmt, ...)
@@ -264,8 +272,6 @@ static int input_open(struct input *in)
 			tool_error("%s: the ring describes no event", in->path);
 			return -1;
 		}
-	} else {
-		keep_tracing_data(perfring_source_perfdata(in->src));
 	}
 	if (perfring_source_kind(in->src) == PERFRING_SOURCE_PERFDATA_PIPE) {
 		/* Read ahead until the attrs (and their names) are known. */
@@ -370,6 +376,7 @@ static bool record_ok(const char *file, uint64_t offset, const struct perfring_a
 		return true;
 	/* The offset is the record's; the message says where inside. */
 	problem(file, offset, "%s", d.msg);
+	dropped_bad++;
 	return false;
 }
 
@@ -447,29 +454,6 @@ static enum perfring_writer_kmap kmap_for(bool default_auto)
 	return PERFRING_WRITER_KMAP_AUTO;
 }
 
-/*
- * The HEADER_TRACING_DATA of the first file-mode input that has one, so
- * the tracepoint formats are those of the recording machine (without it
- * the writer reads this machine's tracefs).
- */
-static struct perfring_perfdata_feature tracing_data;
-static void *tracing_data_copy;
-
-static void keep_tracing_data(struct perfring_perfdata *pd)
-{
-	uint32_t n = perfring_perfdata_nr_features(pd);
-
-	for (uint32_t i = 0; i < n && !tracing_data_copy && !perfring_perfdata_is_pipe(pd); i++) {
-		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
-
-		if (perfring_perfdata_feature(pd, i, &f, NULL) == 0 &&
-		    f.id == PERFRING_FEAT_TRACING_DATA && f.size) {
-			tracing_data = f;
-			tracing_data_copy = g_memdup2(f.data, f.size);
-		}
-	}
-}
-
 static int writer_open(int argc, char **argv, bool kmap_auto, struct perfring_writer **w)
 {
 	struct perfring_diag diag = { 0 };
@@ -477,8 +461,8 @@ static int writer_open(int argc, char **argv, bool kmap_auto, struct perfring_wr
 			     .kmap = kmap_for(kmap_auto), .argc = argc,
 			     .argv = (const char *const *)argv,
 			     .compression_level = compress_opt_level(),
-			     .tracing_data = tracing_data_copy,
-			     .tracing_data_size = tracing_data_copy ? tracing_data.size : 0);
+			     .host = opt_host_features ? PERFRING_WRITER_HOST_LOCAL :
+				     PERFRING_WRITER_HOST_NONE);
 	int ret = perfring_writer_open(&o, &diag, w);
 
 	if (ret < 0) {
@@ -535,6 +519,145 @@ static int writer_finish(struct perfring_writer *w)
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- header features: the inputs', never this machine's ------------------- */
+
+static struct perfring_perfdata *input_pd(const struct input *in)
+{
+	return in->is_ring ? NULL : perfring_source_perfdata(in->src);
+}
+
+/* The string of feature id of pd into buf ("" if it has none). */
+static const char *feature_str(struct perfring_perfdata *pd, uint32_t id, char *buf,
+			       size_t len)
+{
+	uint32_t n = perfring_perfdata_nr_features(pd);
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
+		uint32_t l;
+
+		if (perfring_perfdata_feature(pd, i, &f, NULL) < 0 || f.id != id || f.size < 4)
+			continue;
+		memcpy(&l, f.data, 4);
+		if (perfring_perfdata_needs_swap(pd))
+			l = GUINT32_SWAP_LE_BE(l);
+		if (l <= f.size - 4)
+			snprintf(buf, len, "%.*s",
+				 (int)strnlen((const char *)f.data + 4, l), (const char *)f.data + 4);
+	}
+	return buf;
+}
+
+/*
+ * Is the TRACING_DATA of pd (if any) sound?  1 yes, 0 none, -1 damaged
+ * (reported: the writer leaves it out, since perf may crash on it).
+ */
+static int tracing_data_state(const char *file, struct perfring_perfdata *pd)
+{
+	uint32_t n = perfring_perfdata_nr_features(pd);
+	unsigned flags = perfring_perfdata_is_pipe(pd) ? PERFRING_TRACING_DATA_PIPE : 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
+		struct perfring_diag d;
+
+		if (perfring_perfdata_feature(pd, i, &f, NULL) < 0 ||
+		    f.id != PERFRING_FEAT_TRACING_DATA)
+			continue;
+		tool_diag_reset(&d);
+		if (perfring_tracing_data_check(f.data, f.size, flags, NULL, &d) < 0) {
+			problem(file, f.offset + d.offset, "TRACING_DATA damaged (left out: perf "
+				"could crash on it): %s", d.msg);
+			return -1;
+		}
+		/* a tracepoint without its format: perf refuses the file (and
+		 * crashes on a stream) */
+		for (size_t k = 0; k < events->len; k++) {
+			const struct event *e = events->pdata[k];
+
+			if (e->attr.type == PERFRING_TYPE_TRACEPOINT &&
+			    perfring_tracing_data_find_id(f.data, f.size, flags, e->attr.config,
+							  NULL, 0, &d) == 0) {
+				problem(file, f.offset, "TRACING_DATA has no format for "
+					"tracepoint event %s (id %" PRIu64 "): left out",
+					e->name ? e->name : "", e->attr.config);
+				return -1;
+			}
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The output's header (perfring-replay(1), HEADER FEATURES): the features
+ * of the first perf.data input that has any, as they are; BUILD_ID merged
+ * from every input; TRACING_DATA from the first input with a sound one,
+ * and never this machine's for perf.data inputs.  The writer builds only
+ * what the rewrite changes.  Inputs that bring no features get no host
+ * facts but with --host-features.  Returns 0 or -1 (message printed).
+ */
+static int carry_features(struct perfring_writer *w, struct input *in, int nin)
+{
+	struct perfring_diag diag = { 0 };
+	struct perfring_perfdata *head = NULL;
+	char hh[256], ho[256], h[256], o[256];
+	const char *head_path = NULL;
+	uint64_t conflicts = 0;
+	bool any_pd = false;
+	int tracing = 0;
+
+	for (int i = 0; i < nin; i++) {
+		struct perfring_perfdata *pd = input_pd(&in[i]);
+		int t;
+
+		if (!pd)
+			continue;
+		any_pd = true;
+		t = tracing_data_state(in[i].path, pd);
+		if (!head && perfring_perfdata_nr_features(pd)) {
+			head = pd;
+			head_path = in[i].path;
+			tracing = t;
+			if (perfring_writer_copy_features(w, pd, PERFRING_WRITER_COPY_ALL,
+							  &conflicts, &diag) < 0)
+				goto fail;
+			feature_str(pd, PERFRING_FEAT_HOSTNAME, hh, sizeof(hh));
+			feature_str(pd, PERFRING_FEAT_OSRELEASE, ho, sizeof(ho));
+			continue;
+		}
+		if (perfring_writer_copy_features(w, pd, PERFRING_WRITER_COPY_BUILD_IDS |
+						  (tracing <= 0 && t > 0 ?
+						   PERFRING_WRITER_COPY_TRACING_DATA : 0),
+						  &conflicts, &diag) < 0)
+			goto fail;
+		if (tracing <= 0 && t > 0)
+			tracing = 1;
+		if (!head || !perfring_perfdata_nr_features(pd))
+			continue;
+		feature_str(pd, PERFRING_FEAT_HOSTNAME, h, sizeof(h));
+		feature_str(pd, PERFRING_FEAT_OSRELEASE, o, sizeof(o));
+		if (strcmp(h, hh) || strcmp(o, ho))
+			tool_error("warning: %s was recorded on another host (%s, %s) than %s "
+				   "(%s, %s): the output's header is that of %s", in[i].path,
+				   *h ? h : "no hostname", *o ? o : "no os release", head_path,
+				   *hh ? hh : "no hostname", *ho ? ho : "no os release",
+				   head_path);
+	}
+	if (any_pd && tracing <= 0 &&
+	    perfring_writer_set_feature(w, PERFRING_FEAT_TRACING_DATA, NULL, 0, &diag) < 0)
+		goto fail;
+	if (conflicts)
+		tool_error("warning: %" PRIu64 " BUILD_ID entr%s of later inputs left out: "
+			   "an earlier input gives %s another build id", conflicts,
+			   conflicts == 1 ? "y" : "ies", conflicts == 1 ? "its file" : "their files");
+	return 0;
+fail:
+	tool_error_diag(&diag);
+	return -1;
 }
 
 /* ---- --jit: JIT symbols baked in (tools/jit-bake.c) ------------------------ */
@@ -725,7 +848,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	}
 	if (opt_jit && !(bake = jit_prepare(nin, paths)))
 		goto out;
-	if (writer_open(argc, argv, any_ring, &w) < 0 || writer_add_events(w) < 0)
+	if (writer_open(argc, argv, any_ring, &w) < 0 || writer_add_events(w) < 0 ||
+	    carry_features(w, in, nin) < 0)
 		goto out;
 	for (int i = 0; i < nin; i++)
 		in[i].source = perfring_writer_add_source(w);
@@ -1080,6 +1204,9 @@ int main(int argc, char **argv)
 		status = replay_json(orig_argc, orig_argv);
 	else
 		status = replay_inputs(argc - 1, argv + 1, orig_argc, orig_argv);
+	if (dropped_bad)
+		tool_error("%u damaged records dropped (each reported above with its offset)",
+			   dropped_bad);
 	if (status == TOOL_EXIT_OK && problems)
 		status = TOOL_EXIT_PROBLEMS;
 out:
@@ -1091,7 +1218,6 @@ out:
 	g_free(opt_json_in);
 	g_free(opt_ring);
 	g_free(opt_kmap);
-	g_free(tracing_data_copy);
 	g_free(opt_perf_map_dir);
 	return status;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perf.data reader: file mode and pipe mode, every perf version from 3.x on,
+ * perf.data reader: file mode and pipe mode, every perf version from 2.6.31
+ * on (the legacy "PERFFILE" format included: see perfring_perfdata_open),
  * either byte order, PERF_RECORD_COMPRESSED (zstd), feature sections.
  *
  * The reader streams: it keeps a window of the input (at most 1 MiB by
@@ -82,6 +83,19 @@ struct perfring_perfdata_opts {
  * data (16-byte header) is recognised in a regular file as well as in a
  * pipe; file-mode data needs a seekable input.
  *
+ * The legacy format (magic "PERFFILE", perf 2.6.31 until 2012; header
+ * version 1) is read as perf 6.1 reads it: its magic has the same bytes in
+ * either byte order, which is told by the pipe header's size (16) or by the
+ * file header's attr_size (an attr of 64, 72, 80, 96 or 104 bytes + 16); the
+ * header is 104 bytes, or 72 without the feature bitmap (2.6.31/32).  Old
+ * perf left attr.size 0 and wrote its own sizeof(perf_event_attr): such an
+ * attr is read as header.attr_size - 16 bytes (perf 6.1 reads 64 and, for
+ * the 72-byte attrs of 2.6.33 on, takes its ids 8 bytes early), and
+ * swapped whole (perf 6.1 swaps no field past attr.size 0).  Event types
+ * name tracepoints only, as old perf wrote them; a hardware or software
+ * attr without a name gets perf 6.1's ("cycles:HG").  The build-id table
+ * without pids (2.6.33) is formatted as perf reads it.
+ *
  * opts and diag may be NULL.  Returns 0 and *out, or:
  *  -ENOENT/-EACCES/... from open(2), -EIO on a read error,
  *  -EBADMSG if the input is not a perf.data (bad magic, header, attr or id
@@ -116,6 +130,9 @@ struct perfring_perfdata_header {
 	uint64_t attrs_offset, attrs_size;
 	uint64_t data_offset, data_size;
 	uint64_t features[4];	/* feature bitmap, native order */
+	/* Appended: 2 for the "PERFILE2" magic, 1 for the legacy "PERFFILE"
+	 * format (perf from 2.6.31 until 2012; see perfring_perfdata_open). */
+	uint32_t version;
 };
 PERFRING_API const struct perfring_perfdata_header *
 perfring_perfdata_header(const struct perfring_perfdata *pd);
@@ -131,7 +148,8 @@ PERFRING_API uint32_t perfring_perfdata_nr_attrs(const struct perfring_perfdata 
  * Borrow attr idx: its attr, its ids (the attr's id section in file mode,
  * the HEADER_ATTR record in pipe mode; ids that only ID_INDEX records name
  * are used to attribute records but not listed) and its name (from
- * EVENT_DESC, an EVENT_UPDATE NAME record, or perf 3.x event types; NULL if
+ * EVENT_DESC, an EVENT_UPDATE NAME record, or perf 3.x event types; in a
+ * legacy file, perf 6.1's name of a hardware or software event; NULL if
  * none was seen yet).  Any out pointer may be NULL.  All pointers stay valid until
  * perfring_perfdata_close(), also while attrs are added and renamed.
  * Returns 0 or -ENOENT if idx is out of range.
@@ -169,7 +187,7 @@ struct perfring_perfdata_record {
 	uint64_t offset;
 	uint64_t inner_offset;
 	/* Bytes that follow the record in the stream without being counted in
-	 * its size (AUXTRACE data, HEADER_TRACING_DATA); skipped. */
+	 * its size (AUXTRACE data, skipped; HEADER_TRACING_DATA, see extra). */
 	uint64_t extra_size;
 	/* The attr the record belongs to (resolved by sample id for SAMPLE and,
 	 * with sample_id_all, by trailer id for other kernel records; the first
@@ -179,6 +197,12 @@ struct perfring_perfdata_record {
 	const struct perfring_attr *attr;
 	uint64_t id;
 	uint32_t flags;		/* PERFRING_PERFDATA_REC_* */
+	/* HEADER_TRACING_DATA: its extra_size bytes, the tracing data with
+	 * its padding (perfring_tracing_data_check with
+	 * PERFRING_TRACING_DATA_PIPE), valid until the next
+	 * perfring_perfdata_next() call; NULL for other records (and for a
+	 * caller whose sz ends before this field). */
+	const void *extra;
 };
 
 /*
@@ -289,13 +313,15 @@ struct perfring_perfdata_feature {
 	const void *data;	/* payload as in the file (file byte order) */
 	uint64_t size;
 	uint64_t offset;	/* file offset of the payload (pipe mode: of the
-				 * HEADER_FEATURE record) */
+				 * HEADER_FEATURE record; TRACING_DATA: of the
+				 * payload after the HEADER_TRACING_DATA record) */
 };
 
 /*
  * Number of features known so far: file mode, the sections of the feature
  * table (in id order); pipe mode, the HEADER_FEATURE records read so far
- * (a later record with the same id replaces the earlier one).
+ * and, as TRACING_DATA, the payload of a HEADER_TRACING_DATA record (a
+ * later record with the same id replaces the earlier one).
  */
 PERFRING_API uint32_t perfring_perfdata_nr_features(const struct perfring_perfdata *pd);
 
@@ -327,6 +353,66 @@ PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, uint32_
 PERFRING_API int perfring_perfdata_feature_format(const struct perfring_perfdata *pd,
 						  const struct perfring_perfdata_feature *f,
 						  char *buf, size_t len);
+
+
+/* ---- tracing data (lib/tracing-data.c) ----------------------------------- */
+
+/*
+ * What perfring_tracing_data_check found in a blob.  A struct the library
+ * fills: set .sz = sizeof(struct perfring_tracing_data_info).  Offsets are
+ * byte offsets in the blob.
+ */
+struct perfring_tracing_data_info {
+	size_t sz;
+	char version[8];	/* "0.5" or "0.6" */
+	uint8_t big_endian;	/* the blob's endianness byte (its integers' order) */
+	uint8_t long_size;	/* 4 or 8 */
+	uint32_t page_size;
+	uint32_t nr_ftrace;	/* ftrace event formats */
+	uint32_t nr_systems;
+	uint32_t nr_events;	/* event formats of all systems */
+	uint64_t size;		/* bytes the sections take (the blob may be longer:
+				 * perf ignores the rest in a file, and a pipe
+				 * record pads to 8) */
+	uint64_t kallsyms_offset, kallsyms_size;
+	uint64_t printk_offset, printk_size;
+	uint64_t cmdlines_offset, cmdlines_size;	/* 0.6 only, else 0 */
+};
+
+/* The blob is the payload of a pipe's HEADER_TRACING_DATA record (the
+ * `size` bytes after its 16-byte record): its sections, padded to 8,
+ * must take exactly len bytes, as perf requires. */
+#define PERFRING_TRACING_DATA_PIPE 0x1u
+
+/*
+ * Validate tracing data (the TRACING_DATA feature, or the payload of a
+ * HEADER_TRACING_DATA record) of versions 0.5 and 0.6, of either byte
+ * order: magic, version, endianness byte, long and page size, the header
+ * page and header event, ftrace and per-system event formats (each format's
+ * name, ID, format and print fmt lines and its field lines), the kallsyms,
+ * printk and saved-cmdlines sections, every size and count; see
+ * lib/tracing-data.c for what is checked and why (single-byte damage that
+ * crashes perf 6.1).  Never reads outside buf[0..len).  info may be NULL.
+ * Returns 0 (well formed), -EBADMSG (damaged: diag->offset is the offset
+ * of the first damage in the blob, diag->msg what is wrong, diag->file
+ * empty), -ENOTSUP (well framed so far but a version other than 0.5 and
+ * 0.6: not validated), -EINVAL (bad arguments).
+ */
+PERFRING_API int perfring_tracing_data_check(const void *buf, size_t len, unsigned flags,
+					     struct perfring_tracing_data_info *info,
+					     struct perfring_diag *diag);
+
+/*
+ * Whether well-formed tracing data describe the tracepoint of ID id (a
+ * tracepoint attr's config): perf 6.1 refuses a file, and crashes on a
+ * pipe, whose tracepoint event has no format in its tracing data (as
+ * after a flipped digit of an ID).  Returns 1 (name, if name_len > 0,
+ * gets "system:event", cut to fit), 0 (no format has that ID; name ""),
+ * or what perfring_tracing_data_check returns for the blob.
+ */
+PERFRING_API int perfring_tracing_data_find_id(const void *buf, size_t len, unsigned flags,
+					       uint64_t id, char *name, size_t name_len,
+					       struct perfring_diag *diag);
 
 #ifdef __cplusplus
 }

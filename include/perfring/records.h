@@ -28,7 +28,8 @@ extern "C" {
  * The name `perf report -D` prints for a record type ("MMAP", "SAMPLE",
  * "ATTR", "FINISHED_ROUND", "FEATURE", ...), or NULL if the type is not one
  * that perf 6.1 names (PERFRING_RECORD_PAD included: perf's index 0,
- * "TOTAL", is only a statistics row).
+ * "TOTAL", is only a statistics row).  PERFRING_RECORD_COMPRESSED2 is
+ * named as newer perf names it, "COMPRESSED2".
  */
 PERFRING_API const char *perfring_record_type_name(uint32_t type);
 /* Inverse of perfring_record_type_name; returns -ENOENT for unknown names. */

@@ -33,6 +33,29 @@
 extern "C" {
 #endif
 
+/*
+ * The two layouts of an MMAP2 record.  CURRENT (Linux 3.16 and later):
+ * maj..ino_generation, then prot and flags (u32), the filename at byte 72.
+ * EARLY (Linux 3.12 to 3.15, and 3.10 enterprise kernels with MMAP2
+ * backported, RHEL 7): no prot and flags, the filename at byte 64.
+ */
+enum perfring_mmap2_layout {
+	PERFRING_MMAP2_LAYOUT_CURRENT = 0,
+	PERFRING_MMAP2_LAYOUT_EARLY = 1,
+};
+
+/*
+ * Which layout an MMAP2 record of `size` bytes, `trailer` of them its
+ * sample_id_all trailer (perfring_record_trailer_size), has: EARLY when
+ * the filename at byte 64, NUL-terminated and padded to 8, ends exactly
+ * where the trailer starts, and either the filename at byte 72 does not,
+ * or the u32 at byte 64 (the current layout's prot, at most 0xff: PROT_*)
+ * is above 0xff (the first bytes of a filename).  CURRENT otherwise, also
+ * for records that are not MMAP2 or have MMAP_BUILD_ID (5.12 and later).
+ */
+PERFRING_API enum perfring_mmap2_layout perfring_mmap2_layout(const void *rec, size_t size,
+							      size_t trailer);
+
 #ifdef __cplusplus
 }
 #endif

@@ -53,6 +53,7 @@ extern "C" {
 #endif
 
 struct perfring_writer;
+struct perfring_perfdata;
 
 /* What to do about kernel maps for events that do not exclude the kernel. */
 enum perfring_writer_kmap {
@@ -68,6 +69,27 @@ enum perfring_writer_kmap {
 	PERFRING_WRITER_KMAP_EXCLUDE = 1,
 	/* Write the attrs as given and no kernel MMAP. */
 	PERFRING_WRITER_KMAP_NONE = 2,
+};
+
+/*
+ * Whose host facts the header carries: HOSTNAME, OSRELEASE, ARCH, NRCPUS,
+ * CPUDESC, CPUID, TOTAL_MEM, CLOCKID and CLOCK_DATA describe the machine
+ * (and boot) that recorded the data.
+ */
+enum perfring_writer_host {
+	/*
+	 * Default: this machine's (uname(2), /proc, its clocks), for data
+	 * recorded here; an option or perfring_writer_set_feature() may
+	 * override each.
+	 */
+	PERFRING_WRITER_HOST_LOCAL = 0,
+	/*
+	 * Only what is given (the hostname/osrelease/arch options,
+	 * perfring_writer_set_feature(), perfring_writer_copy_features()):
+	 * for data from another machine, or from nobody knows where, which
+	 * must not be presented as this machine's.
+	 */
+	PERFRING_WRITER_HOST_NONE = 1,
 };
 
 /*
@@ -140,6 +162,8 @@ struct perfring_writer_opts {
 	 */
 	const void *tracing_data;
 	size_t tracing_data_size;
+	/* Whose host facts the header carries (0: this machine's). */
+	enum perfring_writer_host host;
 };
 
 #define PERFRING_WRITER_OPTS(name, ...)					\
@@ -180,6 +204,59 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
 					   const struct perfring_event_desc *ev,
 					   struct perfring_diag *diag);
+
+/*
+ * Write header feature id (1..255, PERFRING_FEAT_*, also ids this library
+ * does not know) as the size bytes at data, in this machine's byte order,
+ * instead of what the writer would build; data NULL with size 0 leaves
+ * the feature out.  The bytes are copied.  A later call for the same id
+ * replaces the earlier one.  For a rewrite of a perf.data, whose
+ * features describe the recording, not this machine.
+ *   BUILD_ID: the given table comes first; with build_ids set, the
+ *     writer's own entries follow for the files the table does not name.
+ *   TRACING_DATA: as opts->tracing_data (also the pipe-mode record).
+ * The writer builds EVENT_DESC (from the events), COMPRESSED (from its
+ * own compression) and SAMPLE_TIME (from the samples written); AUXTRACE
+ * and DIR_FORMAT describe layouts it does not write: those five are
+ * -EINVAL.  Pipe mode writes features at the start: -EBUSY once a record
+ * was written.  Returns 0, -EINVAL, -EBUSY or -ENOMEM (diag says which).
+ */
+PERFRING_API int perfring_writer_set_feature(struct perfring_writer *w, uint32_t id,
+					     const void *data, size_t size,
+					     struct perfring_diag *diag);
+
+/* What perfring_writer_copy_features() copies: 0, or only the ones named. */
+enum perfring_writer_copy {
+	PERFRING_WRITER_COPY_ALL = 0,		/* every feature it may */
+	PERFRING_WRITER_COPY_BUILD_IDS = 1,	/* BUILD_ID, merged */
+	PERFRING_WRITER_COPY_TRACING_DATA = 2,	/* TRACING_DATA */
+};
+
+/*
+ * Carry the header features of pd, a perf.data being rewritten, into w
+ * (perfring_writer_set_feature() of each), byte for byte; what: 0 for
+ * all, else a mask of enum perfring_writer_copy: host facts,
+ * topology, BUILD_ID, TRACING_DATA and features this library does not
+ * know.  Not copied: what the writer builds (see set_feature), and
+ * CMDLINE, which says how the output was made (the writer's own argv).
+ * Pipe mode: the features read so far (HEADER_FEATURE records, and the
+ * HEADER_TRACING_DATA record's payload).
+ * BUILD_ID merges: entries of pd for a file (pid and name) the table
+ * holds already are skipped; one with a different build id is skipped
+ * and counted in *conflicts (if not NULL).
+ * TRACING_DATA is checked first (perfring_tracing_data_check): a damaged
+ * blob is left out with a warning naming its offset, since perf may crash
+ * on it.
+ * A byte-swapped pd: the features whose layout the library knows are
+ * swapped to this machine's order; the others (BPF_*, unknown ids) are
+ * left out, each with a warning.
+ * Returns the number of features copied, or -EINVAL, -EBUSY, -ENOMEM.
+ */
+PERFRING_API int perfring_writer_copy_features(struct perfring_writer *w,
+					       struct perfring_perfdata *pd,
+					       unsigned what,
+					       uint64_t *conflicts,
+					       struct perfring_diag *diag);
 
 /* First id of event idx, or 0 if there is no such event. */
 PERFRING_API uint64_t perfring_writer_event_id(const struct perfring_writer *w,

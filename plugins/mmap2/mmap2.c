@@ -7,6 +7,10 @@
  * size (u8), 3 reserved bytes and a 20-byte build id -- then prot, flags
  * (u32) and the filename, NUL-terminated and zero-padded to 8.
  * MMAP body: pid, tid, addr, len, pgoff, filename.
+ * The early MMAP2 layout (Linux 3.12-3.15, RHEL 7's 3.10) has no prot and
+ * flags: the filename is at byte 64 (perfring_mmap2_layout tells them
+ * apart).  perf reads its filename at 72 all the same; it is decoded here
+ * as the kernel wrote it (prot and flags 0), and printed as "early".
  */
 #include <perfring/plugin.h>
 #include <perfring/core/core.h>
@@ -15,6 +19,14 @@
 
 #define MMAP_FIXED 40u		/* header .. pgoff */
 #define MMAP2_FIXED 72u		/* header .. flags */
+#define MMAP2_EARLY_FIXED 64u	/* header .. ino_generation */
+
+static int is_early(const struct perfring_attr *attr, const void *rec, size_t size)
+{
+	return pl_get32(rec) == PERFRING_RECORD_MMAP2 &&
+	       perfring_mmap2_layout(rec, size, pl_trailer_size(attr)) ==
+		       PERFRING_MMAP2_LAYOUT_EARLY;
+}
 
 static size_t fixed_size(uint32_t type)
 {
@@ -36,7 +48,7 @@ static int mmap2_check(const struct perfring_attr *attr, const void *rec, size_t
 {
 	const char *r = rec;
 	uint32_t type = pl_get32(r);
-	size_t fixed = fixed_size(type), end;
+	size_t fixed = is_early(attr, rec, size) ? MMAP2_EARLY_FIXED : fixed_size(type), end;
 	long n;
 	int ret;
 
@@ -98,10 +110,12 @@ static int mmap2_decode(const struct perfring_attr *attr, const void *rec,
 			m->ino = pl_get64(r + 48);
 			m->ino_generation = pl_get64(r + 56);
 		}
-		m->prot = pl_get32(r + 64);
-		m->flags = pl_get32(r + 68);
+		if (!is_early(attr, rec, size)) {
+			m->prot = pl_get32(r + 64);
+			m->flags = pl_get32(r + 68);
+		}
 	}
-	m->filename = r + fixed_size(type);
+	m->filename = r + (is_early(attr, rec, size) ? MMAP2_EARLY_FIXED : fixed_size(type));
 	m->filename_len = n;
 	return 0;
 }
@@ -151,6 +165,13 @@ static int mmap2_format_text(const struct perfring_attr *attr, const void *rec,
 		pl_text_str(&o, r + MMAP_FIXED, n);
 		return pl_done(&o);
 	}
+	if (is_early(attr, rec, size)) {
+		/* no prot and flags to print: the layout instead */
+		pl_printf(&o, " %02x:%02x %" PRIu64 " %" PRIu64 "]: early layout (no prot, flags) ",
+			  pl_get32(r + 40), pl_get32(r + 44), pl_get64(r + 48), pl_get64(r + 56));
+		pl_text_str(&o, r + MMAP2_EARLY_FIXED, n);
+		return pl_done(&o);
+	}
 	prot_str(pl_get32(r + 64), pl_get32(r + 68), pr);
 	if (misc & PERFRING_MISC_MMAP_BUILD_ID) {
 		build_id_hex(r, bid);
@@ -173,9 +194,12 @@ static int mmap2_format_json(const struct perfring_attr *attr, const void *rec,
 	char bid[2 * PERFRING_BUILD_ID_SIZE + 1];
 	size_t n;
 	int ret = mmap2_check(attr, rec, size, &n, NULL, NULL);
+	int early = is_early(attr, rec, size);
 
 	if (ret < 0)
 		return ret;
+	if (early)
+		pl_printf(&o, "\"layout\":\"early\",");
 	pl_printf(&o, "\"pid\":%d,\"tid\":%d,\"addr\":\"0x%" PRIx64 "\",\"len\":\"0x%" PRIx64
 		  "\",\"pgoff\":\"0x%" PRIx64 "\"",
 		  (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12),
@@ -190,18 +214,20 @@ static int mmap2_format_json(const struct perfring_attr *attr, const void *rec,
 				  pl_get32(r + 40), pl_get32(r + 44),
 				  pl_get64(r + 48), pl_get64(r + 56));
 		}
-		pl_printf(&o, ",\"prot\":%u,\"flags\":%u", pl_get32(r + 64),
-			  pl_get32(r + 68));
+		if (!early)
+			pl_printf(&o, ",\"prot\":%u,\"flags\":%u", pl_get32(r + 64),
+				  pl_get32(r + 68));
 	}
 	pl_printf(&o, ",\"filename\":");
-	pl_json_str(&o, r + fixed_size(type), n);
+	pl_json_str(&o, r + (early ? MMAP2_EARLY_FIXED : fixed_size(type)), n);
 	return pl_done(&o);
 }
 
 /*
  * The members mmap2_format_json prints: pid, tid, addr, len, pgoff, then
  * for MMAP2 build_id (with misc's MMAP_BUILD_ID) or maj, min, ino,
- * ino_generation, then prot, flags; filename last.
+ * ino_generation, then prot, flags; filename last.  "layout":"early" (an
+ * MMAP2 of the early layout) comes first and has no prot and flags.
  */
 static int mmap2_parse_json(const struct perfring_attr *attr, uint32_t type, uint16_t misc,
 			    const struct perfring_json_in *in,
@@ -209,14 +235,22 @@ static int mmap2_parse_json(const struct perfring_attr *attr, uint32_t type, uin
 {
 	struct perfring_mmap2 m = { .misc = misc };
 	const void *bid = NULL;
-	size_t nbid = 0;
+	const char *layout = NULL;
+	size_t nbid = 0, nlayout = 0;
 	uint64_t v = 0;
+	int early, ret;
 
 	if (in->get_s32(in->host, "pid", &m.pid) < 0 || in->get_s32(in->host, "tid", &m.tid) < 0 ||
 	    in->get_addr(in->host, "addr", &m.addr) < 0 ||
 	    in->get_addr(in->host, "len", &m.len) < 0 ||
 	    in->get_addr(in->host, "pgoff", &m.pgoff) < 0)
 		return -EINVAL;
+	if (in->get_string(in->host, "layout", &layout, &nlayout) < 0)
+		return -EINVAL;
+	early = layout && nlayout == 5 && !memcmp(layout, "early", 5);
+	if (layout && (!early || type != PERFRING_RECORD_MMAP2 ||
+		       (misc & PERFRING_MISC_MMAP_BUILD_ID)))
+		return in->fail(in->host, "layout", "only an MMAP2 without a build id can be \"early\"");
 	if (type == PERFRING_RECORD_MMAP2 && (misc & PERFRING_MISC_MMAP_BUILD_ID)) {
 		if (in->get_hex(in->host, "build_id", &bid, &nbid) < 0)
 			return -EINVAL;
@@ -237,7 +271,7 @@ static int mmap2_parse_json(const struct perfring_attr *attr, uint32_t type, uin
 		    in->get_uint(in->host, "ino_generation", UINT64_MAX, &m.ino_generation) < 0)
 			return -EINVAL;
 	}
-	if (type == PERFRING_RECORD_MMAP2) {
+	if (type == PERFRING_RECORD_MMAP2 && !early) {
 		v = 0;
 		if (in->get_uint(in->host, "prot", UINT32_MAX, &v) < 0)
 			return -EINVAL;
@@ -251,7 +285,13 @@ static int mmap2_parse_json(const struct perfring_attr *attr, uint32_t type, uin
 		return -EINVAL;
 	if (m.filename_len && memchr(m.filename, 0, m.filename_len))
 		return in->fail(in->host, "filename", "holds a NUL byte");
-	return mmap2_encode(attr, type, &m, sid, buf, len);
+	ret = mmap2_encode(attr, type, &m, sid, buf, len);
+	if (ret < 0 || !early)
+		return ret;
+	/* the early layout: the filename and trailer 8 bytes down, over prot and flags */
+	memmove((char *)buf + MMAP2_EARLY_FIXED, (char *)buf + MMAP2_FIXED, (size_t)ret - MMAP2_FIXED);
+	pl_put_header(buf, type, misc, (size_t)ret - 8);
+	return ret - 8;
 }
 
 static const uint32_t mmap2_types[] = { PERFRING_RECORD_MMAP, PERFRING_RECORD_MMAP2 };

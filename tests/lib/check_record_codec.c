@@ -294,6 +294,7 @@ static const struct { uint32_t type; const char *name; } perf_names[] = {
 	{ 76, "STAT" }, { 77, "STAT_ROUND" }, { 78, "EVENT_UPDATE" },
 	{ 79, "TIME_CONV" }, { 80, "FEATURE" }, { 81, "COMPRESSED" },
 	{ 82, "FINISHED_INIT" },
+	{ 83, "COMPRESSED2" },	/* newer perf's event.c names it (6.1 does not) */
 };
 
 START_TEST(test_type_names)
@@ -324,7 +325,8 @@ START_TEST(test_type_names)
 	ck_assert_ptr_null(perfring_record_type_name(PERFRING_RECORD_PAD));
 	ck_assert_ptr_null(perfring_record_type_name(PERFRING_RECORD_KERNEL_MAX));
 	ck_assert_ptr_null(perfring_record_type_name(63));
-	ck_assert_ptr_null(perfring_record_type_name(PERFRING_RECORD_HEADER_MAX));
+	ck_assert_ptr_null(perfring_record_type_name(PERFRING_RECORD_COMPRESSED2 + 1));
+	ck_assert_uint_eq(perfring_record_min_size(PERFRING_RECORD_COMPRESSED2), 16);
 	ck_assert_ptr_null(perfring_record_type_name(UINT32_MAX));
 	ck_assert_int_eq(perfring_record_type_from_name("TOTAL", &t), -ENOENT);
 	ck_assert_int_eq(perfring_record_type_from_name("mmap", &t), -ENOENT);

@@ -675,7 +675,7 @@ static size_t data_types(const char *path, uint32_t *types, size_t max)
 
 START_TEST(test_unknown_types)
 {
-	static const uint32_t unk[] = { 0, 22, 63, 83, 200, 22 };
+	static const uint32_t unk[] = { 0, 22, 63, 84, 200, 22 };
 	char out[300];
 	struct perfring_attr a;
 	struct perfring_writer *w;
@@ -1802,8 +1802,12 @@ START_TEST(test_tracing_data)
 			ck_assert_int_eq(perfring_perfdata_feature(pd, k, &ft, &d), 0);
 			if (ft.id != PERFRING_FEAT_TRACING_DATA)
 				continue;
-			ck_assert_int_ne(mode, 1);	/* pipe: a record, not a feature */
-			if (mode == 3) {
+			if (mode == 1) {
+				/* pipe: the record's payload, padded, is the
+				 * stream's TRACING_DATA feature too */
+				ck_assert_uint_eq(ft.size, (wn + 7) & ~(size_t)7);
+				ck_assert_int_eq(memcmp(ft.data, want, wn), 0);
+			} else if (mode == 3) {
 				ck_assert_uint_eq(ft.size, 5);
 				ck_assert_int_eq(memcmp(ft.data, "given", 5), 0);
 			} else {

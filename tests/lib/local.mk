@@ -34,6 +34,15 @@ tests_lib_check_perfdata_big_SOURCES = tests/lib/check_perfdata_big.c tests/lib/
 tests_lib_check_perfdata_big_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_lib_check_perfdata_big_LDADD = $(TEST_LDADD)
 TESTS += tests/lib/check_perfdata tests/lib/check_perfdata_big
+# The legacy "PERFFILE" format, in the files tests/tools/legacy-mk writes.
+check_PROGRAMS += tests/lib/check_perfdata_legacy
+tests_lib_check_perfdata_legacy_SOURCES = tests/lib/check_perfdata_legacy.c \
+	tests/lib/pd-testlib.c tests/lib/pd-testlib.h tests/testutil.h
+tests_lib_check_perfdata_legacy_CPPFLAGS = $(TEST_CPPFLAGS) \
+	-DLEGACY_MK='"$(abs_top_builddir)/tests/tools/legacy-mk"'
+tests_lib_check_perfdata_legacy_LDADD = $(TEST_LDADD)
+EXTRA_tests_lib_check_perfdata_legacy_DEPENDENCIES = tests/tools/legacy-mk$(EXEEXT)
+TESTS += tests/lib/check_perfdata_legacy
 
 # perf.data writer: byte-level Check suite, a generator used by the scripts,
 # and end-to-end scripts against the real perf.
@@ -104,3 +113,12 @@ tests_lib_core_nested_LDADD = lib/libperfring-core.a
 tests_lib_core_nested_LDFLAGS = -no-pie
 TESTS += tests/lib/core-nested tests/lib/core-freestanding.sh
 EXTRA_DIST += tests/lib/core-freestanding.sh
+
+# The tracing-data validator (lib/tracing-data.c), on real blobs
+# (tests/fixtures/td-*.blob, pd-pipe-tp.data) and their damaged variants.
+check_PROGRAMS += tests/lib/check_tracing_data
+tests_lib_check_tracing_data_SOURCES = tests/lib/check_tracing_data.c \
+	tests/lib/td-crash-flips.h tests/testutil.h
+tests_lib_check_tracing_data_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_lib_check_tracing_data_LDADD = $(TEST_LDADD)
+TESTS += tests/lib/check_tracing_data

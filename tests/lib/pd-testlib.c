@@ -331,6 +331,39 @@ static int swap_trailer(unsigned char *r, size_t size, uint64_t st)
 	return 0;
 }
 
+/* A perf string at p + *off: its u32 length swapped, *off past it. */
+static void fstr(unsigned char *p, size_t n, size_t *off)
+{
+	uint32_t len;
+
+	if (*off + 4 > n) {
+		*off = n;
+		return;
+	}
+	len = g32(p + *off);
+	f32(p + *off);
+	*off += 4 + len;
+}
+
+/* u32 count at p + *off, swapped; the count, in this machine's order. */
+static uint32_t fcount(unsigned char *p, size_t n, size_t *off)
+{
+	uint32_t v;
+
+	if (*off + 4 > n) {
+		*off = n;
+		return 0;
+	}
+	v = g32(p + *off);
+	f32(p + *off);
+	*off += 4;
+	return v;
+}
+
+/* NRCPUS's "available" count, from the last NRCPUS swapped (features
+ * are swapped in id order: NRCPUS before CPU_TOPOLOGY). */
+static uint32_t sw_nr_cpus;
+
 /* Feature payload; returns 0 if swapped, 1 if unknown (left alone). */
 static int swap_feature(unsigned id, unsigned char *p, size_t n)
 {
@@ -338,11 +371,54 @@ static int swap_feature(unsigned id, unsigned char *p, size_t n)
 	uint32_t nr, i, j, asz, nids, len;
 
 	switch (id) {
+	case 2:		/* BUILD_ID: {u32 type, u16 misc, u16 size, s32 pid, ...} */
+		while (off + 36 <= n) {
+			size_t sz = g16(p + off + 6);
+
+			f32(p + off);
+			f16(p + off + 4);
+			f16(p + off + 6);
+			f32(p + off + 8);
+			if (sz < 36)
+				break;
+			off += sz;
+		}
+		return 0;
+	case 13:	/* CPU_TOPOLOGY: 2 string lists, then u32s and a list */
+		for (j = 0; j < 2; j++)
+			for (nr = fcount(p, n, &off), i = 0; i < nr; i++)
+				fstr(p, n, &off);
+		/* core and socket id of each CPU NRCPUS counted */
+		for (i = 0; i < 2 * sw_nr_cpus && off + 4 <= n; i++, off += 4)
+			f32(p + off);
+		if (off < n) {
+			for (nr = fcount(p, n, &off), i = 0; i < nr; i++)
+				fstr(p, n, &off);
+			for (; off + 4 <= n; off += 4)
+				f32(p + off);
+		}
+		return 0;
+	case 16:	/* PMU_MAPPINGS: u32 nr, {u32 type, str} */
+		for (nr = fcount(p, n, &off), i = 0; i < nr; i++) {
+			fcount(p, n, &off);
+			fstr(p, n, &off);
+		}
+		return 0;
+	case 22: case 23:	/* MEM_TOPOLOGY, CLOCKID: u64s */
+		for (; off + 8 <= n; off += 8)
+			f64(p + off);
+		return 0;
+	case 29:	/* CLOCK_DATA: u32 version, u32 clockid, u64, u64 */
+		if (n < 24)
+			return 1;
+		f32(p); f32(p + 4); f64(p + 8); f64(p + 16);
+		return 0;
 	case 3: case 4: case 5: case 6: case 8: case 9:
 		if (n >= 4)
 			f32(p);
 		return 0;
 	case 7:
+		sw_nr_cpus = n >= 4 ? g32(p) : 0;
 		f32(p); f32(p + 4);
 		return 0;
 	case 10:

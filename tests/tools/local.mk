@@ -31,6 +31,8 @@ TOOLS_SH_TESTS = tests/tools/record-perf.sh tests/tools/record-stat.sh \
 	tests/tools/record-errors.sh tests/tools/record-tracepoint.sh \
 	tests/tools/record-compress.sh tests/tools/record-dwarf.sh \
 	tests/tools/record-options.sh tests/tools/record-progress.sh
+# An output that is not a regular file (/dev/null, a FIFO, -o -).
+TOOLS_SH_TESTS += tests/tools/record-devnull.sh
 
 # perfring-dump: end-to-end tests against the real perf (dump-perf.sh),
 # damaged input (dump-damage.sh), --check on inputs with known problems
@@ -68,6 +70,24 @@ tests_tools_pd_swap_SOURCES = tests/tools/pd-swap.c tests/lib/pd-testlib.c tests
 tests_tools_pd_swap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_tools_pd_swap_LDADD = lib/libperfring.la
 TOOLS_SH_TESTS += tests/tools/replay-sources.sh
+# Other machines' perf.data: the header, build ids and tracing data of the
+# input carried through replay (pd-foreign makes a recording look as if
+# another host had made it).
+check_PROGRAMS += tests/tools/pd-foreign
+tests_tools_pd_foreign_SOURCES = tests/tools/pd-foreign.c
+tests_tools_pd_foreign_LDADD = lib/libperfring.la
+TOOLS_SH_TESTS += tests/tools/replay-foreign.sh tests/tools/replay-tracing.sh
+# The legacy "PERFFILE" format (perf 2.6.31 .. 3.x), as legacy-mk writes
+# it, in both byte orders, against the real perf.
+check_PROGRAMS += tests/tools/legacy-mk
+tests_tools_legacy_mk_SOURCES = tests/tools/legacy-mk.c
+TOOLS_SH_TESTS += tests/tools/legacy-perffile.sh
+# Other kernels' and other perfs' records (issue 24): COMPRESSED2 and the
+# early MMAP2 layout, made from real recordings by pd-rewrite.
+check_PROGRAMS += tests/tools/pd-rewrite
+tests_tools_pd_rewrite_SOURCES = tests/tools/pd-rewrite.c
+tests_tools_pd_rewrite_LDADD =
+TOOLS_SH_TESTS += tests/tools/replay-compressed2.sh tests/tools/replay-early-mmap2.sh
 
 # Hostile conditions through the tools: perf.data files cut at every record
 # boundary (truncated-input.sh), an output that cannot be written
@@ -84,7 +104,8 @@ noinst_PROGRAMS += examples/jit/tinyjit
 examples_jit_tinyjit_SOURCES = examples/jit/tinyjit.c
 examples_jit_tinyjit_LDADD = lib/libperfring.la
 TOOLS_SH_TESTS += tests/tools/jit-replay.sh tests/tools/jit-node.sh \
-	tests/tools/jit-perfparser.sh tests/tools/jit-record.sh tests/tools/jit-java.sh
+	tests/tools/jit-perfparser.sh tests/tools/jit-record.sh tests/tools/jit-java.sh \
+	tests/tools/jit-perfmap-dups.sh
 # (bench/jit-bench.sh is in bench/local.mk, the corpora in fuzz/local.mk)
 EXTRA_DIST += doc/jit.md examples/jit/README.md examples/jit/GNUmakefile
 

@@ -66,6 +66,12 @@ enum perfring_record_type {
 	PERFRING_RECORD_COMPRESSED = 81,
 	PERFRING_RECORD_FINISHED_INIT = 82,
 	PERFRING_RECORD_HEADER_MAX = 83,	/* first user type perf 6.1 does not know */
+	/*
+	 * Newer perf's COMPRESSED with an 8-aligned size: header, u64
+	 * data_size, data_size bytes of zstd data, zero padding.  perf 6.1
+	 * refuses it; libperfring names it, counts it and decompresses it.
+	 */
+	PERFRING_RECORD_COMPRESSED2 = 83,
 };
 
 /*
