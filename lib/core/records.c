@@ -400,6 +400,10 @@ int perfring_core_mmap2_encode(const struct perfring_attr *attr, uint32_t type,
 	if (type == PERFRING_RECORD_MMAP2 && (m->misc & PERFRING_MISC_MMAP_BUILD_ID) &&
 	    m->build_id_size > PERFRING_BUILD_ID_SIZE)
 		return -PERFRING_CORE_EINVAL;
+	/* prot is PROT_* bits; a prot above 0xff would read back as the
+	 * early layout's filename (perfring_mmap2_layout) */
+	if (type == PERFRING_RECORD_MMAP2 && m->prot > 0xff)
+		return -PERFRING_CORE_EINVAL;
 	/*
 	 * Never read more than a record can hold, whatever filename_len
 	 * says; checked in steps so that nothing can overflow.

@@ -412,10 +412,17 @@ START_TEST(test_random_bytes)
 		if (r == 0) {
 			/* Build-id size byte may exceed 20 only if rejected above. */
 			n = perfring_plugin_encode(p, &attr, type, &out, NULL, again, sizeof(again));
+			decoded++;
+			if (type == PERFRING_RECORD_MMAP2 && out.m.prot > 0xff) {
+				/* not PROT_* bits: it would read back as the
+				 * early layout, so it is not written */
+				ck_assert_int_eq(n, -EINVAL);
+				free(rec);
+				continue;
+			}
 			ck_assert_int_gt(n, 0);
 			ck_assert_int_eq(perfring_plugin_decode(p, &attr, again, (size_t)n, &out2,
 								sizeof(out2), NULL, NULL), 0);
-			decoded++;
 		} else {
 			rejected++;
 		}

@@ -69,7 +69,8 @@ PERFRING_CORE_API int perfring_core_lost_encode(const struct perfring_attr *attr
 PERFRING_CORE_API int perfring_core_comm_encode(const struct perfring_attr *attr,
 			      const struct perfring_comm *c,
 			      const struct perfring_sample_id *sid, void *buf, size_t len);
-/* MMAP2, or MMAP with type PERFRING_RECORD_MMAP. */
+/* MMAP2, or MMAP with type PERFRING_RECORD_MMAP; an MMAP2 prot above 0xff
+ * (PROT_* bits only) is -EINVAL: it would read back as the early layout. */
 PERFRING_CORE_API int perfring_core_mmap2_encode(const struct perfring_attr *attr, uint32_t type,
 			       const struct perfring_mmap2 *m,
 			       const struct perfring_sample_id *sid, void *buf, size_t len);
