@@ -37,6 +37,29 @@ static inline __attribute__((always_inline)) void prc_copy_small(void *dst, cons
 		__builtin_memcpy(d + i, s + i, 8);
 }
 
+/*
+ * 8 <= len <= 64, 8-aligned: two or four 16-byte moves that may overlap
+ * (or one 8-byte move), all inside [dst, dst + len).  The writer's fast
+ * path and the reader's both copy their small records with it.
+ */
+static inline __attribute__((always_inline)) void prc_copy_upto64(void *dst, const void *src,
+								    size_t len)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (len < 16) {
+		__builtin_memcpy(d, s, 8);
+		return;
+	}
+	__builtin_memcpy(d, s, 16);
+	__builtin_memcpy(d + len - 16, s + len - 16, 16);
+	if (len > 32) {
+		__builtin_memcpy(d + 16, s + 16, 16);
+		__builtin_memcpy(d + len - 32, s + len - 32, 16);
+	}
+}
+
 /* Without a call: __builtin_popcountll may become a libgcc call. */
 static inline unsigned prc_popcount64(uint64_t v)
 {
