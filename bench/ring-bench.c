@@ -664,11 +664,11 @@ static void ring_write_bench(const struct stream *s)
 	printf("INFO ring-write-%s-rate %.1fMrec/s(%.2fns/rec,%.2fGB/s) with a reader draining\n",
 	       s->name, 1e3 / prod_ns, prod_ns, ours_bps / 1e9);
 
-	/* The 1.3x bound is for the 48-byte records; mmap2 is printed as INFO. */
+	/* The bounds are for the 48-byte records; mmap2 is printed as INFO. */
 	snprintf(name, sizeof(name), "ring-write-%s-vs-naive", s->name);
 	snprintf(a, sizeof(a), "%.2fns/rec", alone_ns);
 	snprintf(b, sizeof(b), "%.2fns/rec(naive-copy+release)", naive_ns);
-	bench_line(name, a, b, alone_ns / naive_ns, strcmp(s->name, "fork") ? -1 : 1.3, 0);
+	bench_line(name, a, b, alone_ns / naive_ns, strcmp(s->name, "fork") ? -1 : 1.1, 0);
 
 	snprintf(name, sizeof(name), "ring-write-overwrite-%s-vs-naive", s->name);
 	snprintf(a, sizeof(a), "%.2fns/rec(overwrite)", bench_median(ow, reps));
@@ -715,7 +715,7 @@ static void ring_read_bench(const struct stream *s)
 	snprintf(a, sizeof(a), "%.2fGB/s(%.1fMrec/s)", ours / 1e9, ours / (double)s->rec / 1e6);
 	snprintf(b, sizeof(b), "%.2fGB/s(memcpy)", peer / 1e9);
 	printf("INFO ring-read-%s bytes=%" PRIu64 " per repetition\n", s->name, bytes);
-	bench_line(name, a, b, ours / peer, 0.5, 1);
+	bench_line(name, a, b, ours / peer, 0.6, 1);
 	perfring_reader_free(rd);
 	perfring_ring_close(r);
 }

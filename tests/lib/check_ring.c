@@ -2089,6 +2089,47 @@ START_TEST(test_overwrite_nesting)
 }
 END_TEST
 
+/*
+ * The reader frames runs of records ahead of the one it returns.  A size
+ * rewritten in the ring after that framing changes nothing: every record
+ * comes back at the position and with the size that were checked, and
+ * the copy handed out says that size.
+ */
+START_TEST(test_reader_framed_ahead_sizes_hold)
+{
+	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, 0);
+	struct perfring_mmap_page *h = perfring_ring_header(r);
+	unsigned char *data = (unsigned char *)h + perfring_ring_page_size(r);
+	struct perfring_reader *rd;
+	struct perfring_record rec = { .sz = sizeof(rec) };
+	unsigned wr;
+	uint64_t i, seq;
+
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(trec_write(r, 1, i, 32), 0);	/* at 0, 32, 64 */
+	ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+	ck_assert_uint_eq(rec.pos, 0);
+	data[32 + 6] = 0xa0, data[32 + 7] = 0x0f;	/* 4000: past head */
+	data[64 + 6] = 4;				/* below 8 */
+	for (i = 1; i < 3; i++) {
+		ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+		ck_assert_uint_eq(rec.pos, 32 * i);
+		ck_assert_uint_eq(rec.hdr->size, 32);
+		ck_assert(trec_check(rec.hdr, &wr, &seq));
+		ck_assert_uint_eq(seq, i);
+	}
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 0);
+	/* a new record after the end is framed afresh */
+	ck_assert_int_eq(trec_write(r, 1, 3, 40), 0);
+	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
+	ck_assert_uint_eq(rec.pos, 96);
+	ck_assert_uint_eq(rec.hdr->size, 40);
+	perfring_reader_free(rd);
+	perfring_ring_close(r);
+}
+END_TEST
+
 /* A hostile overwrite ring: records before the bad one, then the error. */
 START_TEST(test_overwrite_hostile)
 {
@@ -2559,6 +2600,7 @@ static Suite *ring_suite(void)
 	tcase_add_test(tc, test_overwrite_live_writer);
 	tcase_add_test(tc, test_overwrite_nesting);
 	tcase_add_test(tc, test_overwrite_hostile);
+	tcase_add_test(tc, test_reader_framed_ahead_sizes_hold);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("private");
