@@ -108,7 +108,7 @@ pp=${HOTSPOT_PERFPARSER:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
 if [ -x "$pp" ]; then
 	timeout 120 "$pp" --input "$W/k.data" --output "$W/pp.out" >"$W/pp.err" 2>&1 ||
 		echo "# perfparser failed: $(tail -n 3 "$W/pp.err")"
-	got=$(strings -n 5 "$W/pp.out" 2>/dev/null | grep -owE 'render_frame|step_physics|mix_audio' | sort -u | tr '\n' ' ')
+	got=$(strings -n 5 "$W/pp.out" 2>/dev/null | grep -oE 'render_frame|step_physics|mix_audio' | sort -u | tr '\n' ' ')
 	[ "$got" = "mix_audio render_frame step_physics " ] && ok "hotspot's perfparser names $got" ||
 		bad "perfparser named '$got'"
 else
