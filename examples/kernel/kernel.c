@@ -673,7 +673,7 @@ static void write_image_mmap2(const char *path)
 				    .misc = PERFRING_MISC_USER, .filename = path };
 	size_t n = 0;
 
-	m.pgoff = num(arg("pgoff", pg, sizeof(pg)), 0x1000);
+	m.pgoff = num(arg("pgoff", pg, sizeof(pg)), 0);
 	while (path[n])
 		n++;
 	m.filename_len = n;
