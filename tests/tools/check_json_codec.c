@@ -616,12 +616,12 @@ START_TEST(test_errors)
 		const char *l = "{\"type\":\"ATTR\",\"attr\":{\"type\":1,\"exclude_kernel\":true,"
 				"\"config\":9,\"inherit\":false,\"disabled\":true,\"freq\":true,"
 				"\"sample_freq\":99}}";
-		unsigned char buf[8];
-		size_t out = 0;
-		char *err = NULL;
+		unsigned char abuf[8];
+		size_t aout = 0;
+		char *aerr = NULL;
 
-		ck_assert_int_eq(jc_decode_line(d, l, strlen(l), buf, &out, &err), JC_LINE_ATTR);
-		ck_assert_ptr_null(err);
+		ck_assert_int_eq(jc_decode_line(d, l, strlen(l), abuf, &aout, &aerr), JC_LINE_ATTR);
+		ck_assert_ptr_null(aerr);
 		ck_assert_uint_eq(jc_decoder_event(d, 1)->attr.flags,
 				  PERFRING_ATTR_DISABLED | PERFRING_ATTR_EXCLUDE_KERNEL |
 				  PERFRING_ATTR_FREQ);
