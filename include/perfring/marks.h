@@ -15,7 +15,17 @@
  * see an MMAP2 that names the ring; perfring-record and perfring-replay
  * then merge the markers into the perf.data by time (CLOCK_MONOTONIC, as
  * `perf record -k mono`).  $PERFRING_MARKS=off turns marking off,
- * $PERFRING_MARKS_SIZE sets each ring's data size (default 4 MiB).
+ * $PERFRING_MARKS_SIZE sets each ring's data size (default 4 MiB, at
+ * least 64 KiB, rounded up to a power of two).  The environment is read
+ * once per process, at its first mark or perfring_marks_thread_init; a
+ * forked child keeps what its parent read.
+ *
+ * A thread's ring is closed when the thread exits (a pthread key
+ * destructor); the file stays, for the consumers that merge it after the
+ * program ended, and so does the mapped page.  Marks made after that
+ * (a later destructor, a signal handler) return -EBUSY and touch nothing.
+ * A forked child writes into rings of its own (its own pid), never into
+ * its parent's.
  *
  * The marking calls take no lock, allocate nothing and make no system
  * call once the thread has its ring, and are async-signal-safe then: a
@@ -65,7 +75,9 @@ PERFRING_API int perfring_mark_register(const char *name);
  * how has PERFRING_MARK_VALUE, and text (NULL or "" for none).  0; or
  * -ENOSPC (the ring is full: dropped and counted), -EINVAL (bad kind or
  * id), -EBUSY (a signal handler interrupted the creation of this thread's
- * ring), or the error that kept the ring from being created.  With
+ * ring, or the thread is exiting), or the error that kept the ring from
+ * being created (kept: later marks of the thread return it without trying
+ * again; perfring_marks_thread_init tries again).  With
  * $PERFRING_MARKS=off: 0 and nothing written.
  */
 PERFRING_API int perfring_mark_id(unsigned how, int id, uint64_t value, const char *text);
