@@ -199,7 +199,7 @@ PERFRING_API int perfring_mark_register(const char *name)
 /* ---- the process's settings and counters -------------------------------------- */
 
 static pthread_once_t mk_once = PTHREAD_ONCE_INIT;
-static int mk_off;			/* $PERFRING_MARKS=off */
+static atomic_int mk_off;		/* $PERFRING_MARKS=off, set once */
 static uint64_t mk_data_size;		/* $PERFRING_MARKS_SIZE */
 static char mk_dir[4096];		/* $PERFRING_MARKS_DIR */
 static pthread_key_t mk_key;
@@ -224,12 +224,14 @@ enum mk_state {
 /*
  * Initial-exec TLS: one load off the thread pointer, no __tls_get_addr
  * call (which may allocate) on the marking path.  state is what a signal
- * handler checks before it touches ring; the thread changes them in an
- * order a handler on the same thread sees (signal fences).
+ * handler checks before it touches ring; it changes by atomic operations
+ * (lock-free, so async-signal-safe), after ring is set and before ring is
+ * taken away, so that a handler on the same thread sees either a whole
+ * ring or none.
  */
 struct mk_thread {
 	struct perfring_ring *ring;
-	volatile int state;
+	atomic_int state;		/* enum mk_state */
 	int error;			/* MK_FAILED: the negative errno */
 	uint64_t defined[(PERFRING_MARK_IDS_MAX + 1 + 63) / 64];	/* NAME written, by id */
 };
@@ -296,11 +298,11 @@ static size_t mk_build(unsigned char *buf, unsigned kind, unsigned flags, unsign
 static void mk_thread_exit(void *unused)
 {
 	struct mk_thread *t = &mk_self;
-	struct perfring_ring *r = t->ring;
+	struct perfring_ring *r;
 
 	(void)unused;
-	t->state = MK_DEAD;	/* a handler from here on touches nothing */
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store(&t->state, MK_DEAD);	/* a handler from here on touches nothing */
+	r = t->ring;
 	t->ring = NULL;
 	atomic_signal_fence(memory_order_seq_cst);
 	perfring_ring_close(r);
@@ -311,17 +313,16 @@ static void mk_thread_exit(void *unused)
 static void mk_atfork_child(void)
 {
 	struct mk_thread *t = &mk_self;
-	struct perfring_ring *r = t->ring;
+	struct perfring_ring *r;
 
-	if (t->state == MK_DEAD)
+	if (atomic_load(&t->state) == MK_DEAD)
 		return;
-	t->state = MK_CREATING;
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store(&t->state, MK_CREATING);
+	r = t->ring;
 	t->ring = NULL;
 	memset(t->defined, 0, sizeof(t->defined));
 	perfring_ring_close(r);
-	atomic_signal_fence(memory_order_seq_cst);
-	t->state = MK_NONE;
+	atomic_store(&t->state, MK_NONE);
 }
 
 static uint64_t mk_parse_size(const char *s)
@@ -330,7 +331,7 @@ static uint64_t mk_parse_size(const char *s)
 	unsigned long long v;
 	uint64_t p;
 
-	if (!s || !*s)
+	if (!s || !*s || *s == '-')
 		return MK_DEFAULT_SIZE;
 	errno = 0;
 	v = strtoull(s, &end, 0);
@@ -350,13 +351,14 @@ static void mk_init(void)
 	const char *dir = getenv("PERFRING_MARKS_DIR");
 	long page = sysconf(_SC_PAGESIZE);
 
-	mk_off = off && !strcmp(off, "off");
 	mk_data_size = mk_parse_size(getenv("PERFRING_MARKS_SIZE"));
 	while (page > 0 && mk_data_size < (uint64_t)page)
 		mk_data_size <<= 1;	/* a ring is 2^n pages */
 	pr_strlcpy(mk_dir, dir && *dir ? dir : "/tmp", sizeof(mk_dir));
-	if (mk_off)
+	if (off && !strcmp(off, "off")) {
+		atomic_store(&mk_off, 1);
 		return;
+	}
 	mk_key_ok = pthread_key_create(&mk_key, mk_thread_exit) == 0;
 	pthread_atfork(NULL, NULL, mk_atfork_child);
 }
@@ -424,8 +426,7 @@ static int mk_create(struct mk_thread *t)
 	if (mk_key_ok)
 		pthread_setspecific(mk_key, t);	/* non-NULL: the destructor runs */
 	t->ring = r;
-	atomic_signal_fence(memory_order_seq_cst);
-	t->state = MK_READY;
+	atomic_store(&t->state, MK_READY);
 	atomic_fetch_add_explicit(&mk_st_rings, 1, memory_order_relaxed);
 	return 0;
 }
@@ -436,33 +437,39 @@ static int mk_create(struct mk_thread *t)
  */
 static int mk_ring_slow(struct mk_thread *t, int retry)
 {
+	int st = atomic_load(&t->state);
 	int rc;
 
-	switch (t->state) {
-	case MK_READY:
-		return 0;
-	case MK_CREATING:
-	case MK_DEAD:
-		return -EBUSY;
-	case MK_FAILED:
-		if (!retry)
-			return t->error;
-		break;
-	default:
-		break;
+	if (atomic_load_explicit(&mk_off, memory_order_relaxed))
+		return 1;	/* also from a handler that interrupted a mark */
+	for (;;) {
+		switch (st) {
+		case MK_READY:
+			return 0;
+		case MK_CREATING:
+		case MK_DEAD:
+			return -EBUSY;
+		case MK_FAILED:
+			if (!retry)
+				return t->error;
+			break;
+		default:
+			break;
+		}
+		/* Claim the creation.  A handler that interrupted us since the
+		 * load may have made the ring meanwhile: then look again. */
+		if (atomic_compare_exchange_strong(&t->state, &st, MK_CREATING))
+			break;
 	}
-	t->state = MK_CREATING;	/* before anything a handler could see half made */
-	atomic_signal_fence(memory_order_seq_cst);
 	pthread_once(&mk_once, mk_init);
-	if (mk_off) {
-		t->state = MK_NONE;
+	if (atomic_load_explicit(&mk_off, memory_order_relaxed)) {
+		atomic_store(&t->state, MK_NONE);
 		return 1;
 	}
 	rc = mk_create(t);
 	if (rc < 0) {
 		t->error = rc;
-		atomic_signal_fence(memory_order_seq_cst);
-		t->state = MK_FAILED;
+		atomic_store(&t->state, MK_FAILED);
 	}
 	return rc;
 }
@@ -508,8 +515,11 @@ static inline int mk_ring(struct mk_thread *t)
 {
 	int rc;
 
-	if (__builtin_expect(t->state == MK_READY, 1))
+	if (__builtin_expect(atomic_load_explicit(&t->state, memory_order_relaxed) == MK_READY,
+			     1)) {
+		atomic_signal_fence(memory_order_acquire);	/* state, then ring */
 		return 0;
+	}
 	rc = mk_ring_slow(t, 0);
 	if (rc < 0)
 		atomic_fetch_add_explicit(&mk_st_errors, 1, memory_order_relaxed);
@@ -528,7 +538,6 @@ PERFRING_API int perfring_mark_id(unsigned how, int id, uint64_t value, const ch
 
 	if (rc)
 		return rc > 0 ? 0 : rc;
-	atomic_signal_fence(memory_order_seq_cst);	/* state, then ring */
 	if (mk_bad_how(how) || id < 1 || id > PERFRING_MARK_IDS_MAX ||
 	    !atomic_load_explicit(&mk_ready[id - 1], memory_order_acquire)) {
 		atomic_fetch_add_explicit(&mk_st_errors, 1, memory_order_relaxed);
@@ -546,7 +555,6 @@ PERFRING_API int perfring_mark_str(unsigned how, const char *name, uint64_t valu
 
 	if (rc)
 		return rc > 0 ? 0 : rc;
-	atomic_signal_fence(memory_order_seq_cst);
 	if (mk_bad_how(how) || !name || !*name) {
 		atomic_fetch_add_explicit(&mk_st_errors, 1, memory_order_relaxed);
 		return -EINVAL;
