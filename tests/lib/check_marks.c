@@ -724,6 +724,43 @@ START_TEST(test_no_dir)
 }
 END_TEST
 
+/* A handler that marks while its thread creates the ring gets -EBUSY: the
+ * log callback of the failing creation raises the signal. */
+static atomic_int creating_rc = 1, creating_logs;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	atomic_store(&creating_rc, perfring_mark("inside the creation"));
+}
+
+static void raise_on_log(enum perfring_log_level level, const char *msg, void *user)
+{
+	(void)level;
+	(void)msg;
+	(void)user;
+	atomic_fetch_add(&creating_logs, 1);
+	raise(SIGUSR2);
+}
+
+START_TEST(test_creating)
+{
+	struct sigaction sa = { .sa_handler = on_usr2 };
+	char missing[400];
+
+	snprintf(missing, sizeof(missing), "%s/missing", dir);
+	setenv("PERFRING_MARKS_DIR", missing, 1);
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR2, &sa, NULL), 0);
+	perfring_set_log(raise_on_log, NULL);
+	ck_assert_int_eq(perfring_mark("outer"), -ENOENT);
+	perfring_set_log(NULL, NULL);
+	ck_assert_int_ge(atomic_load(&creating_logs), 1);
+	ck_assert_int_eq(atomic_load(&creating_rc), -EBUSY);
+	ck_assert_uint_eq(stats().errors, 2);
+}
+END_TEST
+
 /* ---- the page perf sees ------------------------------------------------------- */
 
 static int maps_has(const char *path, char *perms)
@@ -913,6 +950,7 @@ static Suite *marks_suite(void)
 	tcase_add_test(tc, test_off);
 	tcase_add_test(tc, test_env_once);
 	tcase_add_test(tc, test_no_dir);
+	tcase_add_test(tc, test_creating);
 	tcase_add_test(tc, test_maps);
 	tcase_add_test(tc, test_thread_exit);
 	suite_add_tcase(s, tc);
