@@ -104,6 +104,12 @@ struct ring_read {
 	uint64_t lost;		/* LOST records' counts plus the pending count */
 	uint64_t damage;
 	uint64_t data_size;
+	uint32_t nr_events;
+	struct perfring_attr attr;	/* event 0's */
+	char event_name[64];
+	uint32_t nr_ids;
+	uint64_t id0;
+	int32_t clockid;
 };
 
 static void on_damage(const struct perfring_diag *d, void *user)
@@ -129,6 +135,18 @@ static void read_ring(const char *path, struct ring_read *rr)
 	rc = perfring_ring_open(path, PERFRING_RING_READ, &diag, &ring);
 	ck_assert_msg(rc == 0, "open %s: %d", path, rc);
 	rr->data_size = perfring_ring_data_size(ring);
+	rr->nr_events = perfring_ring_nr_events(ring);
+	rr->clockid = perfring_ring_clockid(ring);
+	{
+		PERFRING_EVENT_DESC(ev);
+
+		ck_assert_int_eq(perfring_ring_event(ring, 0, &ev), 0);
+		memcpy(&rr->attr, ev.attr, sizeof(rr->attr) < ev.attr->size ? sizeof(rr->attr)
+									     : ev.attr->size);
+		snprintf(rr->event_name, sizeof(rr->event_name), "%s", ev.name ? ev.name : "");
+		rr->nr_ids = ev.nr_ids;
+		rr->id0 = ev.nr_ids ? ev.ids[0] : 0;
+	}
 	PERFRING_READER_OPTS(o, .flags = PERFRING_READER_RESYNC, .on_damage = on_damage, .user = rr);
 	ck_assert_int_eq(perfring_reader_new_opts(ring, &o, &rd), 0);
 	while ((rc = perfring_reader_next(rd, &rec)) == 1) {
@@ -295,6 +313,18 @@ START_TEST(test_kinds)
 	ck_assert_int_eq(seen_other_name, 1);
 	ck_assert_uint_eq(rr.lost, 0);
 	ck_assert_uint_eq(rr.data_size, 4u << 20);	/* the default size */
+	/* the one event, as the spec has it */
+	ck_assert_uint_eq(rr.nr_events, 1);
+	ck_assert_str_eq(rr.event_name, "perfring:mark");
+	ck_assert_uint_eq(rr.attr.type, PERFRING_TYPE_SOFTWARE);
+	ck_assert_uint_eq(rr.attr.config, 9);
+	ck_assert_uint_eq(rr.attr.size, PERFRING_ATTR_SIZE_VER8);
+	ck_assert_uint_eq(rr.attr.sample_type, PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_RAW);
+	ck_assert_uint_eq(rr.attr.flags, PERFRING_ATTR_SAMPLE_ID_ALL | PERFRING_ATTR_USE_CLOCKID);
+	ck_assert_int_eq(rr.attr.clockid, CLOCK_MONOTONIC);
+	ck_assert_int_eq(rr.clockid, CLOCK_MONOTONIC);
+	ck_assert_uint_eq(rr.nr_ids, 1);
+	ck_assert_uint_eq(rr.id0, 1);
 	free(rr.r);
 }
 END_TEST
