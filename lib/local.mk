@@ -10,6 +10,7 @@ lib_libperfring_la_SOURCES = \
 	lib/jit-elf.c \
 	lib/jit-internal.h \
 	lib/jitdump.c \
+	lib/marks.c \
 	lib/perfdata.c \
 	lib/perfdata-count.c \
 	lib/perfdata-count.h \

@@ -126,5 +126,6 @@ PERFRING_API void perfring_set_log(perfring_log_fn fn, void *user);
 #include <perfring/registry.h>
 #include <perfring/jit.h>
 #undef PERFRING_INSIDE_PERFRING_H
+#include <perfring/marks.h>
 
 #endif /* PERFRING_PERFRING_H */

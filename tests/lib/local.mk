@@ -12,6 +12,13 @@ tests_lib_check_ring_safety_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_lib_check_ring_safety_LDADD = $(TEST_LDADD)
 TESTS += tests/lib/check_ring tests/lib/check_ring_safety
 
+# Markers and spans (lib/marks.c): the writing side and the decoder.
+check_PROGRAMS += tests/lib/check_marks
+tests_lib_check_marks_SOURCES = tests/lib/check_marks.c tests/testutil.h
+tests_lib_check_marks_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_lib_check_marks_LDADD = $(TEST_LDADD) -lpthread
+TESTS += tests/lib/check_marks
+
 # The record codec (lib/record.c), against kernel bytes (tests/fixtures/rec-*).
 check_PROGRAMS += tests/lib/check_record_codec
 tests_lib_check_record_codec_SOURCES = tests/lib/check_record_codec.c tests/testutil.h \
