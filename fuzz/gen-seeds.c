@@ -2,7 +2,7 @@
 /*
  * Writes the seed corpora of the fuzz targets (fuzz/README.md):
  *   gen-seeds FIXTURES_DIR OUT_DIR
- * OUT_DIR/{ring,record,sideband,perfdata}/ must exist.  Inputs:
+ * OUT_DIR/{ring,record,sideband,perfdata,marks}/ must exist.  Inputs:
  *   perfdata  chosen tests/fixtures .data files, whole and truncated, and
  *             some byte-swapped (big-endian) by tests/lib/pd-testlib.c
  *   record    SAMPLE, LOST and trailer-carrying records of those files,
@@ -12,6 +12,8 @@
  *   ring      small rings written with the library's own writer (normal
  *             and overwrite, empty, wrapped, with LOST and pad records)
  *             and MEMFD ring files, after the 32-byte prefix of fuzz-ring.c
+ *   marks     marker rings (lib/marks.c's format: few, full, damaged), after
+ *             fuzz-marks.c's mode byte
  */
 #include "config.h"
 
@@ -346,6 +348,98 @@ static void ring_file_seed(const char *name, uint32_t flags, unsigned records,
 	perfring_ring_close(r);
 }
 
+/* ---- marks: marker rings (lib/marks.c's format), after fuzz-marks.c's mode byte */
+
+/* One marker record: SAMPLE with TIME|RAW, raw as lib/marks.c lays it out. */
+static size_t mark_rec(unsigned char *rec, uint64_t time, unsigned kind, unsigned flags,
+		       unsigned id, uint64_t value, const char *name, const char *text)
+{
+	unsigned char raw[256];
+	size_t n = 4, size;
+	uint32_t rs;
+
+	memset(raw, 0, sizeof(raw));
+	raw[0] = (unsigned char)kind;
+	raw[1] = (unsigned char)flags;
+	raw[2] = (unsigned char)id;
+	raw[3] = (unsigned char)(id >> 8);
+	if (flags & 1) {
+		memcpy(raw + n, &value, 8);
+		n += 8;
+	}
+	if (flags & 2) {
+		raw[n] = (unsigned char)strlen(name);
+		memcpy(raw + n + 1, name, raw[n]);
+		n += 1 + raw[n];
+	}
+	if (flags & 4) {
+		raw[n] = (unsigned char)strlen(text);
+		memcpy(raw + n + 1, text, raw[n]);
+		n += 1 + raw[n];
+	}
+	while ((4 + n) % 8)
+		n++;
+	rs = (uint32_t)n;
+	size = 20 + n;
+	memset(rec, 0, size);
+	rec[0] = 9;			/* SAMPLE */
+	rec[4] = 2;			/* misc USER */
+	rec[6] = (unsigned char)size;
+	memcpy(rec + 8, &time, 8);
+	memcpy(rec + 16, &rs, 4);
+	memcpy(rec + 20, raw, n);
+	return size;
+}
+
+static void marks_seed(const char *name, unsigned spans, int damage)
+{
+	struct perfring_attr attr;
+	uint64_t id = 1;
+	PERFRING_EVENT_DESC(ev, .attr = &attr, .ids = &id, .nr_ids = 1, .name = "perfring:mark");
+	PERFRING_RING_OPTS(o, .backing = PERFRING_RING_MEMFD, .data_size = 4096,
+			   .events = &ev, .nr_events = 1);
+	struct perfring_ring *r;
+	struct stat st;
+	unsigned char rec[256], *buf;
+	uint64_t t = 1000000;
+	FILE *f;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERFRING_TYPE_SOFTWARE;
+	attr.config = 9;
+	attr.size = PERFRING_ATTR_SIZE_VER8;
+	attr.sample_type = PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_RAW;
+	attr.flags = PERFRING_ATTR_SAMPLE_ID_ALL | PERFRING_ATTR_USE_CLOCKID;
+	attr.clockid = 1;
+	if (perfring_ring_create(&o, NULL, &r))
+		exit(1);
+	mark_rec(rec, t++, 4, 3, 0, (uint64_t)77 << 32 | 78, "worker", NULL);
+	(void)perfring_ring_write(r, rec);
+	mark_rec(rec, t++, 3, 2, 1, 0, "frame", NULL);
+	(void)perfring_ring_write(r, rec);
+	for (unsigned i = 0; i < spans; i++) {
+		mark_rec(rec, t++, 1, 1, 1, i, NULL, NULL);
+		(void)perfring_ring_write(r, rec);
+		mark_rec(rec, t++, 0, 6, 0, 0, "checkpoint", "late");
+		(void)perfring_ring_write(r, rec);
+		mark_rec(rec, t++, 2, 0, 1, 0, NULL, NULL);
+		(void)perfring_ring_write(r, rec);
+	}
+	fd = perfring_ring_fd(r);
+	if (fd < 0 || fstat(fd, &st) || !(buf = malloc((size_t)st.st_size)) ||
+	    pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
+		exit(1);
+	if (damage)	/* the second record's raw size, past its record */
+		buf[st.st_size - 4096 + 40 + 16] = 0xf0;
+	f = out_open("marks", name);
+	fputc(1, f);
+	fwrite(buf, 1, (size_t)st.st_size, f);
+	fclose(f);
+	free(buf);
+	perfring_ring_close(r);
+}
+
 static const struct ring_seed ring_seeds[] = {
 	{ "empty", 2, 256, 0, 0, 0 },
 	{ "empty-noevents", 0, 64, 0, 0, 0 },
@@ -389,6 +483,9 @@ int main(int argc, char **argv)
 	ring_file_seed("file-writer", 0, 10, 0, 8 | 16 | 4);
 	ring_file_seed("file-overwrite", PERFRING_RING_OVERWRITE, 300, 0, 8 | 16 | 4);
 	ring_file_seed("file-source", 0, 6, 0, 8 | 32);	/* + perfring_source_open_fd */
+	marks_seed("ring-few", 3, 0);
+	marks_seed("ring-full", 200, 0);
+	marks_seed("ring-damaged", 3, 1);
 	printf("%u seed files written\n", nr_out);
 	return 0;
 }

@@ -184,3 +184,19 @@ fuzz_fuzz_tracing_CPPFLAGS = $(FUZZ_CPP)
 fuzz_fuzz_tracing_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_tracing_LDADD = $(FUZZ_LIBS)
 endif
+
+# fuzz-marks: the marker reader (perfring_mark_decode, marker ring files
+# read as the tools read a program's rings).
+FUZZ_TARGETS += marks
+FUZZ_REPLAY_PROGS += fuzz/replay-marks
+fuzz_replay_marks_SOURCES = fuzz/fuzz-marks.c $(FUZZ_REPLAY_COMMON)
+fuzz_replay_marks_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"marks"'
+fuzz_replay_marks_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_replay_marks_LDADD = $(FUZZ_LIBS)
+if ENABLE_FUZZING
+FUZZ_PROGS += fuzz/fuzz-marks
+fuzz_fuzz_marks_SOURCES = fuzz/fuzz-marks.c $(FUZZ_COMMON)
+fuzz_fuzz_marks_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_marks_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_marks_LDADD = $(FUZZ_LIBS)
+endif
