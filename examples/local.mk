@@ -43,3 +43,13 @@ examples/kernel/kernel.elf: $(KERNEL_OBJS) examples/kernel/kernel.ld
 CLEANFILES += $(KERNEL_OBJS) examples/kernel/kernel.elf
 EXTRA_DIST += examples/kernel/boot.S examples/kernel/kernel.c examples/kernel/kernel.ld \
 	examples/kernel/README.md
+
+# examples/markers: a threaded program with nested spans and a signal
+# handler that marks (include/perfring/marks.h); tests/tools/markers-example.sh
+# records it with perfring-record.  Frame pointers, for perf's call chains.
+noinst_PROGRAMS += examples/markers/markers
+examples_markers_markers_SOURCES = examples/markers/markers.c
+examples_markers_markers_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer -pthread
+examples_markers_markers_LDFLAGS = -pthread
+examples_markers_markers_LDADD = lib/libperfring.la
+EXTRA_DIST += examples/markers/GNUmakefile examples/markers/README.md
