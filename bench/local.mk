@@ -1,7 +1,7 @@
 # Benchmarks: built and run only by `make bench`, never by
 # `make` or `make check`.  bench/run-bench.sh prints one BENCH line per
 # comparison; BENCH_SCALE=0.1 for a quick run, BENCH_REPS for repetitions.
-BENCH_PROGS = bench/ring-bench bench/runstat bench/mkring bench/wl-bench
+BENCH_PROGS = bench/ring-bench bench/runstat bench/mkring bench/wl-bench bench/marks-bench
 EXTRA_PROGRAMS += $(BENCH_PROGS)
 CLEANFILES += $(BENCH_PROGS) bench/lttng-bench
 
@@ -11,6 +11,10 @@ bench_ring_bench_LDADD = lib/libperfring.la $(GLIB_LIBS)
 bench_ring_bench_LDFLAGS = -no-install -pthread
 
 bench_runstat_SOURCES = bench/runstat.c bench/bench-common.h
+
+bench_marks_bench_SOURCES = bench/marks-bench.c bench/bench-common.h
+bench_marks_bench_LDADD = lib/libperfring.la
+bench_marks_bench_LDFLAGS = -no-install
 
 bench_mkring_SOURCES = bench/mkring.c
 bench_mkring_LDADD = lib/libperfring.la

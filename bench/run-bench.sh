@@ -8,7 +8,7 @@
 # BENCH_SLOW seconds, default 20, is run once).  Sizes scale with
 # BENCH_SCALE (default 1; 0.1 for a quick run).  Work files go to
 # BENCH_WORK (default bench/work in the build directory) and are removed
-# at the end unless BENCH_KEEP=1.  BENCH_ONLY="ring tools record memory"
+# at the end unless BENCH_KEEP=1.  BENCH_ONLY="ring marks tools record memory"
 # (any of them) runs only those parts; BENCH_RECORD_REPS (default 11) is
 # the number of interleaved runs of each record comparison.
 set -u
@@ -37,7 +37,7 @@ PERF=$(command -v perf || true)
 T0=$(date +%s)
 
 # part NAME: is part NAME of the bench to run (BENCH_ONLY)?
-part() { case " ${BENCH_ONLY:-ring tools record memory} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+part() { case " ${BENCH_ONLY:-ring marks tools record memory} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 fcalc() { awk "BEGIN { printf \"%.4g\", $1 }"; }
 fint() { awk "BEGIN { printf \"%.0f\", $1 }"; }
@@ -141,6 +141,12 @@ else
 	skip ring-write-vs-lttng ">=15" "LTTng-UST not installed: apt-get install liblttng-ust-dev lttng-tools"
 fi
 fi # part ring
+
+if part marks; then
+# ---- markers (include/perfring/marks.h) against a hand-made ring write and
+# samply-style text lines ------------------------------------------------------
+"$B/bench/marks-bench" || echo "BENCH marks-bench - - ratio=- target=- FAILED (exit $?)"
+fi # part marks
 
 if test -z "$PERF"; then
 	echo "INFO perf not found: tool comparisons skipped"
