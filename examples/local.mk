@@ -53,3 +53,13 @@ examples_markers_markers_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer -pthr
 examples_markers_markers_LDFLAGS = -pthread
 examples_markers_markers_LDADD = lib/libperfring.la
 EXTRA_DIST += examples/markers/GNUmakefile examples/markers/README.md
+
+# examples/markers-preload: an LD_PRELOAD shim that marks dlopen() spans and
+# pthread_setname_np() in any program (tests/tools/markers-preload.sh).
+# A module built in the tree only (-rpath /nowhere: never installed).
+noinst_LTLIBRARIES += examples/markers-preload/libperfring-marks-preload.la
+examples_markers_preload_libperfring_marks_preload_la_SOURCES = \
+	examples/markers-preload/marks-preload.c
+examples_markers_preload_libperfring_marks_preload_la_LDFLAGS = $(AM_LDFLAGS) -module \
+	-avoid-version -no-undefined -rpath /nowhere
+examples_markers_preload_libperfring_marks_preload_la_LIBADD = lib/libperfring.la -ldl -lpthread
