@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* LTTng-UST tracepoint provider for bench/lttng-bench.c: a FORK payload. */
+/* LTTng-UST tracepoint provider for bench/lttng-bench.c: a FORK payload,
+ * and a marker's (kind and name id, as a perfring marker by id). */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER perfring_bench
 
@@ -23,6 +24,16 @@ LTTNG_UST_TRACEPOINT_EVENT(perfring_bench, fork,
 		lttng_ust_field_integer(uint64_t, time, time)
 		lttng_ust_field_integer(uint64_t, sid_pidtid, sid_pidtid)
 		lttng_ust_field_integer(uint64_t, sid_time, sid_time)
+	)
+)
+
+/* What a marker by id carries after its timestamp: kind, flags, id. */
+LTTNG_UST_TRACEPOINT_EVENT(perfring_bench, mark,
+	LTTNG_UST_TP_ARGS(uint8_t, kind, uint8_t, flags, uint16_t, id),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint8_t, kind, kind)
+		lttng_ust_field_integer(uint8_t, flags, flags)
+		lttng_ust_field_integer(uint16_t, id, id)
 	)
 )
 

@@ -136,9 +136,11 @@ if pkg-config --exists lttng-ust 2>/dev/null && command -v lttng >/dev/null 2>&1
 fi
 if test -x "$B/bench/lttng-bench" && command -v lttng >/dev/null 2>&1; then
 	sh "$HERE/lttng-run.sh" "$B/bench/lttng-bench" "$W" ||
-		skip ring-write-vs-lttng ">=15" "lttng session failed"
+		{ skip ring-write-vs-lttng ">=15" "lttng session failed"
+		  skip marker-vs-lttng ">=10" "lttng session failed"; }
 else
 	skip ring-write-vs-lttng ">=15" "LTTng-UST not installed: apt-get install liblttng-ust-dev lttng-tools"
+	skip marker-vs-lttng ">=10" "LTTng-UST not installed: apt-get install liblttng-ust-dev lttng-tools"
 fi
 fi # part ring
 
