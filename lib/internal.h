@@ -15,7 +15,6 @@
 #define PR_HIDDEN __attribute__((visibility("hidden")))
 #define PR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define PR_ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
-#define PR_UNUSED __attribute__((unused))
 
 
 /* Fill d (if non-NULL): error, file, offset (has_offset if off != UINT64_MAX). */

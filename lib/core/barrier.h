@@ -23,7 +23,6 @@ _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "atomic u64 layout"
 _Static_assert(_Alignof(_Atomic uint64_t) == _Alignof(uint64_t), "atomic u64 align");
 
 #define PR_A64(p) ((_Atomic uint64_t *)(void *)(p))
-#define PR_A32(p) ((_Atomic uint32_t *)(void *)(p))
 
 /* Acquire load: later reads are not hoisted above it. */
 static inline uint64_t pr_load_acquire(const uint64_t *p)
@@ -46,16 +45,6 @@ static inline uint64_t pr_read_once(const uint64_t *p)
 static inline void pr_write_once(uint64_t *p, uint64_t v)
 {
 	atomic_store_explicit(PR_A64(p), v, memory_order_relaxed);
-}
-
-static inline uint32_t pr_read_once32(const uint32_t *p)
-{
-	return atomic_load_explicit(PR_A32(p), memory_order_relaxed);
-}
-
-static inline void pr_write_once32(uint32_t *p, uint32_t v)
-{
-	atomic_store_explicit(PR_A32(p), v, memory_order_relaxed);
 }
 
 /*

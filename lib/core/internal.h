@@ -19,7 +19,6 @@ static inline uint16_t prc_get16(const void *p)
 	return v;
 }
 
-static inline void prc_put16(void *p, uint16_t v) { __builtin_memcpy(p, &v, 2); }
 static inline void prc_put32(void *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
 static inline void prc_put64(void *p, uint64_t v) { __builtin_memcpy(p, &v, 8); }
 
