@@ -3,7 +3,7 @@
  * Baking JIT symbols into a perf.data (perfring-replay --jit): one ELF per
  * JIT process beside the output and MMAP2 records into it, merged by time.
  *
- *   b = jit_bake_new(base);
+ *   b = jit_bake_new(base, map_dir);
  *   every record of the input: jit_bake_scan(b, attr, rec, size);
  *   jit_bake_build(b, &attr, id);		// reads dumps/maps, writes ELFs
  *   every record again: if (!jit_bake_drop(b, attr, rec, size)) write it;
