@@ -71,9 +71,9 @@ extern const char *const tool_build_plugins_path;
 void tool_list_plugins(const struct perfring_registry *reg, bool verbose);
 
 /*
- * Clear a diag before a call that may fill it: a light reset, for per-record
- * calls (zeroing the whole 800-byte struct for every record cost 10-15% of
- * perfring-replay's time).
+ * Clear a diag before a call that may fill it: the fields a reader of the
+ * diag looks at, not the whole 800-byte struct, since this runs once per
+ * record.
  */
 static inline void tool_diag_reset(struct perfring_diag *diag)
 {
