@@ -111,3 +111,11 @@ EXTRA_DIST += doc/jit.md examples/jit/README.md examples/jit/GNUmakefile
 
 TESTS += $(TOOLS_SH_TESTS)
 EXTRA_DIST += $(TOOLS_SH_TESTS)
+# perfring-replay --span: the outermost spans of a name, per thread.
+check_PROGRAMS += tests/tools/check_marks_span
+tests_tools_check_marks_span_SOURCES = tests/tools/check_marks_span.c tools/marks-span.c \
+	tools/marks-span.h
+tests_tools_check_marks_span_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/tools
+tests_tools_check_marks_span_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
+tests_tools_check_marks_span_LDADD = $(CHECK_LIBS) $(GLIB_LIBS)
+TESTS += tests/tools/check_marks_span
