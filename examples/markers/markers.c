@@ -83,7 +83,8 @@ static void *work(void *arg)
 		sink += render_pixels(n);
 		perfring_span_end(id_render);
 		if (r % 50 == 49)
-			perfring_mark_str(PERFRING_MARK_INSTANT, "checkpoint", r + 1, "50 more served");
+			perfring_mark_str(PERFRING_MARK_INSTANT | PERFRING_MARK_VALUE, "checkpoint", r + 1,
+					  "50 more served");
 		perfring_mark_id(PERFRING_MARK_END, id_request, 0, NULL);
 	}
 	return NULL;
@@ -123,7 +124,7 @@ int main(int argc, char **argv)
 	w = calloc(threads, sizeof(*w));
 	if (!w)
 		return 1;
-	perfring_mark_str(PERFRING_MARK_INSTANT, "start", threads, NULL);
+	perfring_mark_str(PERFRING_MARK_INSTANT | PERFRING_MARK_VALUE, "start", threads, NULL);
 	setitimer(ITIMER_PROF, &it, NULL);
 	for (unsigned i = 0; i < threads; i++) {
 		w[i].nr = i;
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
 	}
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_PROF, &it, NULL);
-	perfring_mark_str(PERFRING_MARK_INSTANT, "done", threads * requests, NULL);
+	perfring_mark_str(PERFRING_MARK_INSTANT | PERFRING_MARK_VALUE, "done", threads * requests, NULL);
 	perfring_marks_stats(&st);
 	printf("markers: %u threads, %u requests each: %llu markers, %llu dropped, %llu rings\n",
 	       threads, requests, (unsigned long long)st.marks, (unsigned long long)st.dropped,
