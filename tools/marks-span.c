@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include <perfring/marks.h>
 
 #include "marks-span.h"
 
@@ -59,16 +60,14 @@ void marks_span_free(struct marks_span *s)
 	g_free(s);
 }
 
-void marks_span_add(struct marks_span *s, int32_t tid, uint64_t time, const char *kind,
+void marks_span_add(struct marks_span *s, int32_t tid, uint64_t time, unsigned kind,
 		    const char *name, size_t name_len)
 {
-	struct edge e = { .tid = tid, .time = time, .seq = s->edges->len };
+	struct edge e = { .tid = tid, .time = time, .open = kind == PERFRING_MARK_BEGIN,
+			  .seq = s->edges->len };
 
-	if (name_len != s->name_len || memcmp(name, s->name, name_len))
-		return;
-	if (!strcmp(kind, "begin"))
-		e.open = 1;
-	else if (strcmp(kind, "end"))
+	if ((kind != PERFRING_MARK_BEGIN && kind != PERFRING_MARK_END) || !name ||
+	    name_len != s->name_len || memcmp(name, s->name, name_len))
 		return;
 	g_array_append_val(s->edges, e);
 }

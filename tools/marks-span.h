@@ -5,6 +5,7 @@
  *
  *   s = marks_span_new("render");
  *   every marker: marks_span_add(s, tid, time, kind, name, name_len);
+ *                 (kind: PERFRING_MARK_BEGIN, _END; others are ignored)
  *   marks_span_build(s);
  *   every sample: keep it if marks_span_inside(s, tid, time);
  *
@@ -24,8 +25,9 @@ struct marks_span;
 
 struct marks_span *marks_span_new(const char *name);
 void marks_span_free(struct marks_span *s);
-/* A marker: kind "begin", "end" or anything else (ignored). */
-void marks_span_add(struct marks_span *s, int32_t tid, uint64_t time, const char *kind,
+/* A marker: kind PERFRING_MARK_BEGIN or _END (<perfring/marks.h>); other
+ * kinds and other names are ignored. */
+void marks_span_add(struct marks_span *s, int32_t tid, uint64_t time, unsigned kind,
 		    const char *name, size_t name_len);
 void marks_span_build(struct marks_span *s);
 /* Whether a sample of tid at time lies inside an outermost span. */

@@ -8,11 +8,16 @@
 #include <check.h>
 #include <string.h>
 
+#include <perfring/marks.h>
+
 #include "marks-span.h"
 
 static void add(struct marks_span *s, int32_t tid, uint64_t t, const char *kind, const char *name)
 {
-	marks_span_add(s, tid, t, kind, name, strlen(name));
+	unsigned k = !strcmp(kind, "begin") ? PERFRING_MARK_BEGIN :
+		     !strcmp(kind, "end") ? PERFRING_MARK_END : PERFRING_MARK_INSTANT;
+
+	marks_span_add(s, tid, t, k, name, strlen(name));
 }
 
 START_TEST(test_nested_outermost)
