@@ -37,7 +37,7 @@ bin_PROGRAMS += tools/perfring-dump
 tools_perfring_dump_SOURCES = tools/perfring-dump.c
 tools_perfring_dump_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_dump_CFLAGS = $(TOOL_CFLAGS)
-tools_perfring_dump_LDADD = tools/libtool-json.la $(TOOL_LDADD)
+tools_perfring_dump_LDADD = tools/libtool-json.la tools/libtool-input.la $(TOOL_LDADD)
 
 # perfring-record loads the hw backend as a plugin (never linked in).
 bin_PROGRAMS += tools/perfring-record
