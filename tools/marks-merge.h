@@ -122,6 +122,21 @@ struct marks_sample {
 int marks_sample_decode(const void *raw, size_t raw_size, struct marks_sample *s);
 
 /*
+ * --span NAME: per thread, the times from each outermost BEGIN of NAME to
+ * its END (to the end of the recording if it never ends), from the
+ * markers loaded.
+ */
+struct marks_spans;
+struct marks_spans *marks_merge_spans(const struct marks_merge *m, const char *name);
+uint64_t marks_spans_count(const struct marks_spans *sp);
+/* Was a span open on thread tid at time? */
+bool marks_spans_keep(const struct marks_spans *sp, uint32_t tid, uint64_t time);
+void marks_spans_free(struct marks_spans *sp);
+/* A SAMPLE's tid and time: false when its sample_type lacks either. */
+bool marks_sample_tid_time(const struct perfring_attr *a, const void *rec, size_t size,
+			   uint32_t *tid, uint64_t *time);
+
+/*
  * The same for a whole perf.data file in place (perfring-record at the
  * end): rings named by its maps and every ring of dir (may be NULL).  A
  * file without markers is left as it is.  Returns 0 or -1 (message

@@ -56,6 +56,7 @@ static gchar *opt_perf_map_dir;
 static gboolean opt_host_features;
 static gboolean opt_no_markers;
 static gchar **opt_markers;
+static gchar *opt_span;
 
 static const GOptionEntry entries[] = {
 	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
@@ -82,6 +83,9 @@ static const GOptionEntry entries[] = {
 	{ "no-markers", 0, 0, G_OPTION_ARG_NONE, &opt_no_markers,
 	  "Do not merge the marker rings that the input's maps name (merged by default "
 	  "as perfring:mark tracepoint samples)", NULL },
+	{ "span", 0, 0, G_OPTION_ARG_STRING, &opt_span,
+	  "Keep only the samples taken on a thread while a span NAME (its outermost "
+	  "one) was open on it, and every side-band record", "NAME" },
 	{ "host-features", 0, 0, G_OPTION_ARG_NONE, &opt_host_features,
 	  "The inputs were recorded on this machine: give the output this machine's "
 	  "host facts (hostname, os release, CPUs, memory, clock) where the inputs "
@@ -825,6 +829,8 @@ struct marks_state {
 	struct perfring_attr *orig;	/* the events' attrs as the inputs give them */
 	size_t nr;
 	GByteArray *td;			/* the output's TRACING_DATA */
+	struct marks_spans *spans;	/* --span */
+	uint64_t kept, dropped;		/* --span: samples */
 	uint8_t buf[REC_MAX + 16];
 };
 
@@ -833,6 +839,7 @@ static void marks_state_free(struct marks_state *ms)
 	if (!ms)
 		return;
 	marks_merge_free(ms->m);
+	marks_spans_free(ms->spans);
 	g_free(ms->orig);
 	if (ms->td)
 		g_byte_array_free(ms->td, TRUE);
@@ -949,12 +956,19 @@ static int marks_prepare(struct input *in, int nin, char **paths, struct marks_s
 	ms->td = g_byte_array_new();
 	if (marks_merge_plan(ms->m, mev, ms->nr, td, td_len, td_flags, ms->td) < 0)
 		goto fail;
+	if (opt_span)
+		ms->spans = marks_merge_spans(ms->m, opt_span);
 	g_free(mev);
 	*out = ms;
 	return 0;
 none:
 	g_free(mev);
 	marks_state_free(ms);
+	if (opt_span) {
+		tool_error("--span %s: no markers to take the spans from (the recording "
+			   "names no marker ring, or they cannot be merged: see above)", opt_span);
+		return -1;
+	}
 	return 0;
 fail:
 	g_free(mev);
@@ -977,6 +991,24 @@ static int marks_setup(struct perfring_writer *w, struct marks_state *ms)
 		return -1;
 	}
 	return 0;
+}
+
+/* --span: false for a sample taken outside the spans (dropped). */
+static bool marks_keep(struct marks_state *ms, const struct perfring_attr *attr, const void *rec,
+		       size_t size)
+{
+	uint32_t tid;
+	uint64_t time;
+
+	if (!ms->spans || ((const struct perfring_event_header *)rec)->type != PERFRING_RECORD_SAMPLE)
+		return true;
+	if (marks_sample_tid_time(attr, rec, size, &tid, &time) &&
+	    !marks_spans_keep(ms->spans, tid, time)) {
+		ms->dropped++;
+		return false;
+	}
+	ms->kept++;
+	return true;
 }
 
 /* An input record for the output (IDENTIFIER added where needed). */
@@ -1118,6 +1150,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 					break;
 				if (bake && jit_bake_drop(bake, attr, rec, size))
 					continue;
+				if (marks && !marks_keep(marks, attr, rec, size))
+					continue;
 				if (marks)
 					size = marks_fix(marks, attr, &rec, size);
 				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
@@ -1148,6 +1182,9 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		jit_summary(bake);
 	if (marks)
 		marks_merge_summary(marks->m);
+	if (marks && marks->spans)
+		tool_error("%" PRIu64 " samples kept, %" PRIu64 " dropped (%" PRIu64 " spans)",
+			   marks->kept, marks->dropped, marks_spans_count(marks->spans));
 out:
 	perfring_writer_abort(w);
 	for (int i = 0; i < nin; i++)
@@ -1453,8 +1490,9 @@ int main(int argc, char **argv)
 	}
 	if (!opt_list_plugins) {
 		if (opt_json_in) {
-			if (argc > 1 || opt_json_out || opt_jit) {
-				tool_error("--json-in takes no other input (nor --jit)");
+			if (argc > 1 || opt_json_out || opt_jit || opt_markers || opt_span) {
+				tool_error("--json-in takes no other input (nor --jit, --markers, "
+					   "--span)");
 				goto out;
 			}
 			if (!!opt_output == !!opt_ring) {
@@ -1476,6 +1514,11 @@ int main(int argc, char **argv)
 			}
 			if (!opt_output && !opt_json_out) {
 				tool_error("no output: -o OUT is needed (try --help)");
+				goto out;
+			}
+			if (opt_span && opt_no_markers) {
+				tool_error("--span takes its spans from the markers: not with "
+					   "--no-markers");
 				goto out;
 			}
 			if (opt_jit && !opt_output) {
@@ -1514,5 +1557,6 @@ out:
 	g_free(opt_kmap);
 	g_free(opt_perf_map_dir);
 	g_strfreev(opt_markers);
+	g_free(opt_span);
 	return status;
 }

@@ -25,7 +25,7 @@ cd "$W" || exit 1
 # marks FILE: "TID LINE" of each perfring:mark line of perf script, in order
 marks() {
 	"$PERF" script -i "$1" 2>/dev/null |
-		sed -n 's/^ *.* \([0-9][0-9]*\)  *[0-9][0-9]*\.[0-9]*: *perfring:mark: \(.*[^ ]\) *$/\1 \2/p'
+		sed -n 's/^ *.* \([0-9][0-9]*\)  *\(\[[-0-9]*\]  *\)\{0,1\}[0-9][0-9]*\.[0-9]*: *perfring:mark: \(.*[^ ]\) *$/\1 \3/p'
 }
 # times FILE: the time of each line of perf script (markers "M TIME",
 # samples "S TIME")
@@ -164,6 +164,31 @@ has "--markers with standard input: why" stdin.err "name a file, not -"
 status "a merged file replayed" 0 $?
 marks twice.data >twice.marks
 same "a merged file replayed: the markers once" out.marks twice.marks
+
+# ---- --span NAME ------------------------------------------------------------------
+mkdir spans
+"$PERF" record -k mono -q -o span.data -- "$MK" -l spans 'i,80,before' 'b,80,#frame' \
+	'b,40,#frame' 'e,40,#frame' 'e,80,#frame' 'i,80,after' >/dev/null 2>rec.err ||
+	die "perf record: $(cat rec.err)"
+"$REPLAY" -o span.out --span frame span.data 2>span.err
+status "--span" 0 $?
+"$REPLAY" -o nospan.out span.data 2>/dev/null
+total=$("$PERF" script -i nospan.out 2>/dev/null | grep -vc perfring:mark)
+kept=$("$PERF" script -i span.out 2>/dev/null | grep -vc perfring:mark)
+has "--span: the summary" span.err "^perfring-replay: $kept samples kept, $((total - kept)) dropped \(1 spans\)$"
+times span.out >span.times
+# markers: before, begin (outermost), begin, end, end (outermost), after
+awk '/^M/ { m++; next } { n[m]++ } END {
+	exit !(!n[1] && n[2] > 20 && n[3] > 10 && n[4] > 20 && !n[5] && !n[6]) }' span.times &&
+	ok "--span: samples only between the outermost begin and end" ||
+	bad "--span: samples per stretch: $(awk '/^M/ { m++; next } { n[m]++ } END { for (i = 0; i <= 6; i++) printf "%d ", n[i] }' span.times)"
+[ "$kept" -gt 0 ] && [ "$kept" -lt "$total" ] && ok "--span: $kept of $total samples kept" ||
+	bad "--span: $kept of $total samples kept"
+[ "$(marks span.out | wc -l)" -eq 6 ] && ok "--span: the markers kept" || bad "--span: markers lost"
+"$REPLAY" -o x.out --span nosuchspan span.data 2>nosuch.err
+has "--span of a name never marked: nothing kept" nosuch.err "^perfring-replay: 0 samples kept, $total dropped \(0 spans\)$"
+"$REPLAY" -o x.out --span frame rec.data --no-markers 2>x.err
+status "--span with --no-markers: refused" 2 $?
 
 # ---- perfring-dump, JSON ---------------------------------------------------------
 "$DUMP" "$ring" >ring.dump 2>&1
