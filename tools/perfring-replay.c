@@ -690,7 +690,7 @@ static void restore_stderr(int *fd)
  * A first pass over the inputs (opened again): fn sees every record.  The
  * inputs were opened (and their open errors shown) already; what this pass
  * finds wrong in them the second pass reports, once: its messages go to
- * /dev/null and its problems are not counted.  0, or -1 when an input
+ * /dev/null and its problems and drops are not counted.  0, or -1 when an input
  * cannot be opened again.
  */
 static int scan_inputs(int nin, char **paths,
@@ -698,7 +698,7 @@ static int scan_inputs(int nin, char **paths,
 				  size_t size),
 		       void *user)
 {
-	unsigned saved = problems;
+	unsigned saved = problems, saved_bad = dropped_bad;
 	int err_fd = -1, null_fd, status = 0;
 
 	fflush(stderr);
@@ -725,6 +725,7 @@ static int scan_inputs(int nin, char **paths,
 	}
 	restore_stderr(&err_fd);
 	problems = saved;
+	dropped_bad = saved_bad;
 	return status;
 }
 
