@@ -883,15 +883,19 @@ static int marks_prepare(struct input *in, int nin, char **paths, struct marks_s
 
 	*out = NULL;
 	ms->m = marks_merge_new();
-	for (int i = 0; i < nin; i++)
-		if (!strcmp(paths[i], "-")) {
-			if (opt_markers) {
-				tool_error("--markers: the input is read twice to find the rings: "
-					   "name a file, not -");
-				goto fail;
-			}
-			goto none;	/* a stream cannot be scanned first */
+	for (int i = 0; i < nin; i++) {
+		struct stat sb;
+
+		if (strcmp(paths[i], "-") && stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode))
+			continue;
+		/* a stream (-, a FIFO) cannot be read a second time */
+		if (opt_markers || opt_span) {
+			tool_error("--markers, --span: the input is read twice to find the rings: "
+				   "name a regular file, not %s", paths[i]);
+			goto fail;
 		}
+		goto none;
+	}
 	for (size_t i = 0; i < events->len; i++) {
 		const struct event *e = events->pdata[i];
 

@@ -157,7 +157,30 @@ status "-o -" 0 $?
 has "-o -: a note" pipe.err "note: .*not into a pipe"
 "$REPLAY" -o x.data --markers hidden - <rec.data >/dev/null 2>stdin.err
 status "--markers with standard input: refused" 2 $?
-has "--markers with standard input: why" stdin.err "name a file, not -"
+has "--markers with standard input: why" stdin.err "name a regular file, not -$"
+"$PERF" record -k mono -q -o - -- "$MK" -l rings 'i,20,in-a-pipe' >pipe-in.data 2>rec.err ||
+	die "perf record -o -: $(cat rec.err)"
+if mkfifo fifo; then
+	cat pipe-in.data >fifo &
+	"$REPLAY" -o fifo.data fifo 2>fifo.err &
+	r=$!
+	for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $r 2>/dev/null || break; sleep 1; done
+	if kill -0 $r 2>/dev/null; then
+		kill $r
+		bad "a FIFO input: replay waits for a second reading"
+	else
+		wait $r
+		status "a FIFO input: replayed once" 0 $?
+		marks fifo.data >fifo.marks
+		empty "a FIFO input: without markers" fifo.marks
+		"$REPLAY" -o pipe-in.out pipe-in.data 2>/dev/null
+		marks pipe-in.out | grep -q "instant in-a-pipe$" &&
+			ok "the same pipe-mode recording as a file: its marker" ||
+			bad "the pipe-mode recording as a file: no marker"
+	fi
+else
+	bad "mkfifo failed in $W"
+fi
 
 # ---- again: merged once only ----------------------------------------------------
 "$REPLAY" -o twice.data out.data 2>twice.err
