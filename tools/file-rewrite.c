@@ -69,7 +69,7 @@ static int copy_batch(const struct file_rewrite_ops *ops, struct perfring_perfda
 	return 0;
 }
 
-int file_rewrite(const char *path, int argc, const char *const *argv,
+int file_rewrite(const char *path, int argc, const char *const *argv, int compression_level,
 		 const struct file_rewrite_ops *ops, uint64_t *problems)
 {
 	struct perfring_perfdata *pd = NULL;
@@ -87,6 +87,7 @@ int file_rewrite(const char *path, int argc, const char *const *argv,
 		/* The file's own header goes into its rewrite, as it is. */
 		PERFRING_WRITER_OPTS(o, .path = path, .kmap = PERFRING_WRITER_KMAP_NONE,
 				     .argc = argc, .argv = argv,
+				     .compression_level = compression_level,
 				     .host = PERFRING_WRITER_HOST_NONE);
 
 		if (perfring_writer_open(&o, &diag, &w) < 0 ||

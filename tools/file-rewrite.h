@@ -32,11 +32,13 @@ int file_rewrite_copy_events(struct perfring_writer *w, struct perfring_perfdata
 			     struct perfring_diag *diag);
 
 /*
- * Rewrite path (argc/argv: the CMDLINE feature).  Records the writer
- * refuses are reported with their offset and counted in *problems.
- * Returns 0, or -1 (message printed; the file is then unchanged).
+ * Rewrite path (argc/argv: the CMDLINE feature; compression_level: the
+ * zstd level of its data, 0 for none, as it was recorded).  Records the
+ * writer refuses are reported with their offset and counted in
+ * *problems.  Returns 0, or -1 (message printed; the file is then
+ * unchanged).
  */
-int file_rewrite(const char *path, int argc, const char *const *argv,
+int file_rewrite(const char *path, int argc, const char *const *argv, int compression_level,
 		 const struct file_rewrite_ops *ops, uint64_t *problems);
 
 #endif

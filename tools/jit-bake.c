@@ -631,7 +631,7 @@ static int file_next(void *user, const void **rec, size_t *size)
 	return jit_bake_next(user, rec, size);
 }
 
-int jit_bake_file(const char *path, int argc, const char *const *argv,
+int jit_bake_file(const char *path, int argc, const char *const *argv, int compression_level,
 		  const char *map_dir, struct jit_bake_stats *st)
 {
 	struct perfring_perfdata *pd = NULL;
@@ -671,7 +671,7 @@ int jit_bake_file(const char *path, int argc, const char *const *argv,
 	}
 	perfring_perfdata_close(pd);
 	pd = NULL;
-	status = file_rewrite(path, argc, argv, &ops, &b->st.problems);
+	status = file_rewrite(path, argc, argv, compression_level, &ops, &b->st.problems);
 out:
 	*st = b->st;
 	perfring_perfdata_close(pd);

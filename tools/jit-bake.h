@@ -55,10 +55,10 @@ void jit_bake_free(struct jit_bake *b);
  * The same for a whole perf.data file in place (perfring-record at the
  * end): scan it, and if a process has JIT code, write its ELF beside it
  * and rewrite the file with the MMAP2s merged in (argc/argv: the CMDLINE
- * feature).  A file without JIT code is left as it is.  Returns 0 (st
+ * feature; compression_level: its data's zstd level, 0 for none).  A file without JIT code is left as it is.  Returns 0 (st
  * filled) or -1 (message printed; the file is then unchanged).
  */
-int jit_bake_file(const char *path, int argc, const char *const *argv,
+int jit_bake_file(const char *path, int argc, const char *const *argv, int compression_level,
 		  const char *map_dir, struct jit_bake_stats *st);
 
 #endif

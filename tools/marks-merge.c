@@ -1011,8 +1011,8 @@ static int file_next(void *user, const void **rec, size_t *size)
 	return marks_merge_next(((struct file_state *)user)->m, rec, size);
 }
 
-int marks_merge_file(const char *path, int argc, const char *const *argv, const char *dir,
-		     struct marks_merge_stats *st)
+int marks_merge_file(const char *path, int argc, const char *const *argv, int compression_level,
+		     const char *dir, struct marks_merge_stats *st)
 {
 	struct perfring_perfdata *pd = NULL;
 	struct perfring_perfdata_record r = { .sz = sizeof(r) };
@@ -1057,7 +1057,7 @@ int marks_merge_file(const char *path, int argc, const char *const *argv, const 
 	}
 	perfring_perfdata_close(pd);
 	pd = NULL;
-	status = file_rewrite(path, argc, argv, &ops, &m->st.problems);
+	status = file_rewrite(path, argc, argv, compression_level, &ops, &m->st.problems);
 out:
 	*st = m->st;
 	perfring_perfdata_close(pd);

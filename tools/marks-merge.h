@@ -138,11 +138,12 @@ bool marks_sample_tid_time(const struct perfring_attr *a, const void *rec, size_
 
 /*
  * The same for a whole perf.data file in place (perfring-record at the
- * end): rings named by its maps and every ring of dir (may be NULL).  A
- * file without markers is left as it is.  Returns 0 or -1 (message
+ * end): rings named by its maps and every ring of dir (may be NULL);
+ * compression_level as file_rewrite's.  A file without markers is left
+ * as it is.  Returns 0 or -1 (message
  * printed; the file is then unchanged).
  */
-int marks_merge_file(const char *path, int argc, const char *const *argv, const char *dir,
-		     struct marks_merge_stats *st);
+int marks_merge_file(const char *path, int argc, const char *const *argv, int compression_level,
+		     const char *dir, struct marks_merge_stats *st);
 
 #endif

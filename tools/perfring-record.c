@@ -773,7 +773,8 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	 */
 	if (!opt_no_jit && out) {
 		if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (jit_bake_file(out, argc, (const char *const *)argv, NULL, &jit) < 0)
+			if (jit_bake_file(out, argc, (const char *const *)argv,
+					  compress_opt_level(), NULL, &jit) < 0)
 				r.problems = 1;
 		} else {
 			tool_error("note: JIT symbols not baked: %s is not a regular file, so it "
@@ -788,7 +789,8 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	 */
 	if (!opt_no_markers && out && strcmp(out, "-") != 0 && stat(out, &st) == 0 &&
 	    S_ISREG(st.st_mode)) {
-		if (marks_merge_file(out, argc, (const char *const *)argv, marks_dir, &marks) < 0)
+		if (marks_merge_file(out, argc, (const char *const *)argv, compress_opt_level(),
+				     marks_dir, &marks) < 0)
 			r.problems = 1;
 		if (marks.problems)
 			r.problems = 1;

@@ -243,6 +243,13 @@ if "$REC" --stat -e task-clock:u -- true 2>/dev/null; then
 	same "perfring-record: the markers" want.prec prec.marks
 	ls -d "${TMPDIR:-/tmp}"/perfring-marks-* 2>/dev/null | sort >dirs.after
 	same "perfring-record: its private folder is removed" dirs.before dirs.after
+	"$REC" -z -o precz.data -- "$MK" -l - 'i,20,#zst' >/dev/null 2>precz.err
+	status "perfring-record -z" 0 $?
+	marks precz.data | grep -q "instant zst$" && ok "perfring-record -z: the marker" ||
+		bad "perfring-record -z: no marker: $(cat precz.err)"
+	"$PERF" report -i precz.data --header-only 2>/dev/null | grep -q '^# compressed : Zstd, level = 1,' &&
+		ok "perfring-record -z: still compressed after the merge" ||
+		bad "perfring-record -z: not compressed after the merge"
 	"$REC" --no-markers -o prec2.data -- "$MK" -l - 'i,20,x' >/dev/null 2>prec2.err
 	marks prec2.data >prec2.marks
 	empty "perfring-record --no-markers: no marker" prec2.marks
