@@ -234,15 +234,19 @@ same "--json round trip: the same perf script" a.script b.script
 
 # ---- perfring-record -----------------------------------------------------------
 if "$REC" --stat -e task-clock:u -- true 2>/dev/null; then
-	ls -d "${TMPDIR:-/tmp}"/perfring-marks-* 2>/dev/null | sort >dirs.before
 	"$REC" -o prec.data -- "$MK" -l - 'b,60,#frame,3,late' 'e,60,#frame' >prec.out 2>prec.err
 	status "perfring-record" 0 $?
 	has "perfring-record: the summary" prec.err "^perfring-record: 2 markers merged from 1 ring, 0 lost$"
 	marks prec.data | sed 's/^[0-9]* //' >prec.marks
 	printf 'begin frame value=3 late\nend frame\n' >want.prec
 	same "perfring-record: the markers" want.prec prec.marks
-	ls -d "${TMPDIR:-/tmp}"/perfring-marks-* 2>/dev/null | sort >dirs.after
-	same "perfring-record: its private folder is removed" dirs.before dirs.after
+	pdir=$(sed -n 's|^ring \(.*\)/[^/]*$|\1|p' prec.out)
+	case $pdir in
+	"${TMPDIR:-/tmp}"/perfring-marks-??????) ok "perfring-record: a private PERFRING_MARKS_DIR ($pdir)" ;;
+	*) bad "perfring-record: the command's PERFRING_MARKS_DIR is $pdir" ;;
+	esac
+	[ -n "$pdir" ] && [ ! -e "$pdir" ] && ok "perfring-record: its private folder is removed" ||
+		bad "perfring-record: $pdir is left: $(ls -la "$pdir" 2>&1)"
 	"$REC" -z -o precz.data -- "$MK" -l - 'i,20,#zst' >/dev/null 2>precz.err
 	status "perfring-record -z" 0 $?
 	marks precz.data | grep -q "instant zst$" && ok "perfring-record -z: the marker" ||
@@ -250,7 +254,10 @@ if "$REC" --stat -e task-clock:u -- true 2>/dev/null; then
 	"$PERF" report -i precz.data --header-only 2>/dev/null | grep -q '^# compressed : Zstd, level = 1,' &&
 		ok "perfring-record -z: still compressed after the merge" ||
 		bad "perfring-record -z: not compressed after the merge"
-	"$REC" --no-markers -o prec2.data -- "$MK" -l - 'i,20,x' >/dev/null 2>prec2.err
+	mkdir nomarks
+	PERFRING_MARKS_DIR=$W/nomarks "$REC" --no-markers -o prec2.data -- "$MK" -l - 'i,20,x' \
+		>prec2.out 2>prec2.err
+	has "perfring-record --no-markers: the command's own PERFRING_MARKS_DIR" prec2.out "^ring $W/nomarks/"
 	marks prec2.data >prec2.marks
 	empty "perfring-record --no-markers: no marker" prec2.marks
 else

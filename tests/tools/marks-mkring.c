@@ -24,8 +24,8 @@
  *     drain           a reader consumes what is in the ring (so that room
  *                     returns and the next write brings a LOST record)
  *
- * Prints "mark N OFFSET SIZE" per marker step (file offset of its record),
- * and "dropped N" at the end.
+ * Prints "ring PATH" first, "mark N OFFSET SIZE" per marker step (file
+ * offset of its record), and "dropped N" at the end.
  */
 #include "config.h"
 
@@ -204,6 +204,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	printf("ring %s\n", path);
 	if (live && !nomap) {
 		int fd = perfring_ring_fd(ring);
 		void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC,
