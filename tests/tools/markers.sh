@@ -11,7 +11,8 @@
 #  - --no-markers, --markers DIR (a ring no map names), a full ring's lost
 #    markers (LOST in perf report --stats, the summary line), a damaged
 #    ring (its offset reported, the others merged), a ring that is gone, a
-#    recording not on CLOCK_MONOTONIC, -o -;
+#    recording not on CLOCK_MONOTONIC, -o -, a FIFO; a recording with
+#    tracepoints (the marker's format appended to theirs); --span;
 #  - perfring-dump decodes marker rings and the merged samples; --json and
 #    back gives the same perf script lines; perfring-record merges the rings
 #    of the private PERFRING_MARKS_DIR it gives the command.
@@ -187,6 +188,26 @@ fi
 status "a merged file replayed" 0 $?
 marks twice.data >twice.marks
 same "a merged file replayed: the markers once" out.marks twice.marks
+
+# ---- a recording with tracepoints: the format joins theirs -------------------------
+mkdir tp
+if "$PERF" record -k mono -q -e sched:sched_switch -e cpu-clock -o tp.data -- \
+	"$MK" -l tp 'b,30,#frame,5' 'e,30,#frame' >/dev/null 2>tp.rec.err; then
+	"$REPLAY" -o tp.out tp.data 2>tp.err
+	status "tracepoints: replay" 0 $?
+	"$PERF" script -i tp.out 2>tp.script.err >tp.script
+	has "tracepoints: sched_switch still printed with its fields" tp.script \
+		"sched:sched_switch: prev_comm=.* prev_pid=[0-9]+ .*==> next_comm="
+	marks tp.out >tp.marks
+	printf 'begin frame value=5\nend frame\n' >want.tp
+	sed 's/^[0-9]* //' tp.marks >tp.lines
+	same "tracepoints: the markers beside them" want.tp tp.lines
+	"$PERF" evlist -i tp.out --trace-fields 2>/dev/null >tp.fields
+	has "tracepoints: perf lists the marker's fields" tp.fields \
+		"perfring:mark: trace_fields: value,pid,depth,flags,kind,name,text,line"
+else
+	echo "# perf cannot record sched:sched_switch here: $(head -n 1 tp.rec.err)"
+fi
 
 # ---- --span NAME ------------------------------------------------------------------
 mkdir spans
