@@ -526,8 +526,12 @@ size_t marks_merge_fix(const struct perfring_attr *a, uint64_t id, const void *r
 	uint8_t *b = buf;
 
 	*out = rec;
-	if (!a || !marks_needs_identifier(a) || size < sizeof(*h) || size + 8 > 65535)
+	if (!a || !marks_needs_identifier(a) || size < sizeof(*h))
 		return size;
+	if (size + 8 > 65535 &&
+	    (h->type == PERFRING_RECORD_SAMPLE ||
+	     ((a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) && perfring_record_trailer_size(a, h->type))))
+		return 0;	/* no room for the id: perf would misread it */
 	if (h->type == PERFRING_RECORD_SAMPLE) {
 		if ((a->sample_type & PERFRING_SAMPLE_ID) && size >= sample_id_offset(a->sample_type) + 8)
 			memcpy(&id, (const uint8_t *)rec + sample_id_offset(a->sample_type), 8);
@@ -1003,7 +1007,13 @@ static size_t file_record(void *user, const struct perfring_attr *attr, const vo
 			id = fs->fe[i].ids[0];
 			break;
 		}
-	return marks_merge_fix(attr, id, rec, size, fs->buf, out);
+	size = marks_merge_fix(attr, id, rec, size, fs->buf, out);
+	if (!size) {
+		tool_error("a record of 65528 bytes or more has no room for the sample id that "
+			   "the markers' event needs: dropped");
+		fs->m->st.problems++;
+	}
+	return size;
 }
 
 static int file_next(void *user, const void **rec, size_t *size)

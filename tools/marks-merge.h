@@ -67,7 +67,8 @@ bool marks_needs_identifier(const struct perfring_attr *a);
  * A record of an input event of attr a (as read), for the output where
  * that event has IDENTIFIER added: *out points to rec itself (unchanged)
  * or to buf (len bytes, at least size + 8).  id: the event's id for
- * records that carry none.  Returns the size.
+ * records that carry none.  Returns the size, or 0 for a record that
+ * has no room left for the id (it must be dropped).
  */
 size_t marks_merge_fix(const struct perfring_attr *a, uint64_t id, const void *rec, size_t size,
 		       void *buf, const void **out);

@@ -1157,8 +1157,12 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 					continue;
 				if (marks && !marks_keep(marks, attr, rec, size))
 					continue;
-				if (marks)
-					size = marks_fix(marks, attr, &rec, size);
+				if (marks && !(size = marks_fix(marks, attr, &rec, size))) {
+					problem(in[i].path, off, "a record of 65528 bytes or more "
+						"has no room for the sample id that the markers' "
+						"event needs: dropped");
+					continue;
+				}
 				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
 					goto out;
 				if (!(++done_records % 4096))
