@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * marks-mkring: marker ring files (the format of /work/spec/marks-format.md,
+ * marks-mkring: marker ring files (the format of include/perfring/marks.h and
  * lib/marks.c) for tests/tools/markers.sh, written with the ring API as the
  * library's marking functions will write them.
  *
