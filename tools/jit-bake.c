@@ -555,6 +555,12 @@ int jit_bake_build(struct jit_bake *b, const struct perfring_attr *attr, uint64_
 	return status;
 }
 
+void jit_bake_set_event(struct jit_bake *b, const struct perfring_attr *attr, uint64_t id)
+{
+	b->attr = *attr;
+	b->id = id;
+}
+
 bool jit_bake_drop(struct jit_bake *b, const struct perfring_attr *attr,
 		   const void *rec, size_t size)
 {

@@ -44,6 +44,8 @@ void jit_bake_scan(struct jit_bake *b, const struct perfring_attr *attr,
 /* attr/id: the event whose sample_id_all trailer the MMAP2s carry.
  * Returns 0, or -1 when an ELF cannot be written (message printed). */
 int jit_bake_build(struct jit_bake *b, const struct perfring_attr *attr, uint64_t id);
+/* The event changed after the build (markers add IDENTIFIER, ids). */
+void jit_bake_set_event(struct jit_bake *b, const struct perfring_attr *attr, uint64_t id);
 bool jit_bake_drop(struct jit_bake *b, const struct perfring_attr *attr,
 		   const void *rec, size_t size);
 /* The next MMAP2 in time order: 1 and *rec (valid until the next call), or 0. */

@@ -737,9 +737,10 @@ static void jit_scan(void *user, const struct perfring_attr *attr, const void *r
 /*
  * A first pass over the inputs finds the marker maps and the anonymous exec
  * maps; then the dumps (or perf maps) are read and the ELFs written.
- * Returns the baker, or NULL (message printed).
+ * Returns the baker, or NULL (message printed); *evi: the index of the
+ * event whose trailer the MMAP2s carry.
  */
-static struct jit_bake *jit_prepare(int nin, char **paths)
+static struct jit_bake *jit_prepare(int nin, char **paths, size_t *evi)
 {
 	const char *base = strcmp(opt_output, "-") ? opt_output : paths[0];
 	struct jit_bake *b = jit_bake_new(base, opt_perf_map_dir);
@@ -761,11 +762,15 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 	for (size_t i = 0; i < events->len && !ev; i++) {
 		const struct event *e = events->pdata[i];
 
-		if (e->attr.flags & PERFRING_ATTR_MMAP)
+		if (e->attr.flags & PERFRING_ATTR_MMAP) {
 			ev = e;
+			*evi = i;
+		}
 	}
-	if (!ev && events->len)
+	if (!ev && events->len) {
 		ev = events->pdata[0];
+		*evi = 0;
+	}
 	if (!ev) {
 		tool_error("--jit: the input has no event");
 		goto fail;
@@ -1068,6 +1073,7 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	struct marks_state *marks = NULL;
 	bool any_ring = false, left, bake_done = false, marks_done = false;
 	int bake_src = -1, marks_src = -1;
+	size_t bake_ev = 0;
 	int status = TOOL_EXIT_USAGE;
 
 	for (int i = 0; i < nin; i++)
@@ -1119,11 +1125,20 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		status = fflush(stdout) == 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
 		goto out;
 	}
-	/* before --jit: its MMAP2s carry the events' ids as planned here */
+	/*
+	 * --jit first: its pass opens the inputs again, which declares their
+	 * events again, as they are; the markers then change them (IDENTIFIER,
+	 * ids), and the MMAP2s baked get the event as changed.
+	 */
+	if (opt_jit && !(bake = jit_prepare(nin, paths, &bake_ev)))
+		goto out;
 	if (!opt_no_markers && marks_prepare(in, nin, paths, &marks) < 0)
 		goto out;
-	if (opt_jit && !(bake = jit_prepare(nin, paths)))
-		goto out;
+	if (bake && marks) {
+		const struct event *e = events->pdata[bake_ev];
+
+		jit_bake_set_event(bake, &e->attr, e->ids[0]);
+	}
 	if (writer_open(argc, argv, any_ring, &w) < 0 || writer_add_events(w) < 0 ||
 	    carry_features(w, in, nin) < 0 || (marks && marks_setup(w, marks) < 0))
 		goto out;

@@ -12,7 +12,7 @@
 #    markers (LOST in perf report --stats, the summary line), a damaged
 #    ring (its offset reported, the others merged), a ring that is gone, a
 #    recording not on CLOCK_MONOTONIC, -o -, a FIFO; a recording with
-#    tracepoints (the marker's format appended to theirs); --span;
+#    tracepoints (the marker's format appended to theirs); --jit; --span;
 #  - perfring-dump decodes marker rings and the merged samples; --json and
 #    back gives the same perf script lines; perfring-record merges the rings
 #    of the private PERFRING_MARKS_DIR it gives the command.
@@ -207,6 +207,23 @@ if "$PERF" record -k mono -q -e sched:sched_switch -e cpu-clock -o tp.data -- \
 		"perfring:mark: trace_fields: value,pid,depth,flags,kind,name,text,line"
 else
 	echo "# perf cannot record sched:sched_switch here: $(head -n 1 tp.rec.err)"
+fi
+
+# ---- --jit and markers: the baked MMAP2s carry the changed event ---------------------
+mkdir jm
+if [ -x "$TINYJIT" ]; then
+	(cd jm && "$PERF" record -k mono -q -o jm.data -- sh -c \
+		"'$TINYJIT' >/dev/null && '$MK' -l . 'i,20,after-jit' >/dev/null") 2>jm.rec.err ||
+		die "perf record tinyjit: $(cat jm.rec.err)"
+	"$REPLAY" --jit -o jm/out.data jm/jm.data 2>jm.err
+	status "--jit with markers" 0 $?
+	has "--jit with markers: the markers" jm.err "1 markers merged from 1 ring, 0 lost$"
+	marks jm/out.data | grep -q "instant after-jit$" && ok "--jit with markers: perf script shows the marker" ||
+		bad "--jit with markers: no marker"
+	"$PERF" report -i jm/out.data --stdio -q --sort dso,sym 2>/dev/null >jm.report
+	has "--jit with markers: perf report names the JIT functions" jm.report "out\.data\.jit-[0-9]+\.so +\[\.\] hot_fn_"
+else
+	echo "# $TINYJIT is not built: --jit with markers not checked"
 fi
 
 # ---- --span NAME ------------------------------------------------------------------
