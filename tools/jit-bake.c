@@ -19,6 +19,7 @@
 
 #include <glib.h>
 
+#include "file-rewrite.h"
 #include "jit-bake.h"
 #include "tool-common.h"
 
@@ -554,6 +555,12 @@ int jit_bake_build(struct jit_bake *b, const struct perfring_attr *attr, uint64_
 	return status;
 }
 
+void jit_bake_set_event(struct jit_bake *b, const struct perfring_attr *attr, uint64_t id)
+{
+	b->attr = *attr;
+	b->id = id;
+}
+
 bool jit_bake_drop(struct jit_bake *b, const struct perfring_attr *attr,
 		   const void *rec, size_t size)
 {
@@ -611,59 +618,37 @@ int jit_bake_next(struct jit_bake *b, const void **rec, size_t *size)
 
 /* ---- a whole perf.data rewritten (perfring-record) --------------------------- */
 
-#define FILE_BATCH 256
-
-/* Feed up to FILE_BATCH records of pd to source src; *done at the end. */
-static int copy_batch(struct jit_bake *b, struct perfring_perfdata *pd,
-		      struct perfring_writer *w, int src, const char *in, bool *done)
+static int file_setup(void *user, struct perfring_writer *w, struct perfring_perfdata *pd,
+		      struct perfring_diag *diag)
 {
-	struct perfring_perfdata_record r = { .sz = sizeof(r) };
-	struct perfring_diag diag;
-	int ret;
-
-	for (int n = 0; n < FILE_BATCH; n++) {
-		tool_diag_reset(&diag);
-		ret = perfring_perfdata_next(pd, &r, &diag);
-		if (ret <= 0) {
-			if (ret < 0)
-				tool_error_diag(&diag);
-			*done = true;
-			return ret < 0 ? -1 : 0;
-		}
-		if (r.flags & PERFRING_PERFDATA_REC_COMPRESSED)
-			;	/* the records inside: kept below */
-		else if (r.type == PERFRING_RECORD_COMPRESSED)
-			continue;
-		if (r.type == PERFRING_RECORD_HEADER_ATTR || r.type == PERFRING_RECORD_FINISHED_ROUND)
-			continue;
-		if (jit_bake_drop(b, r.attr, r.header, r.size))
-			continue;
-		tool_diag_reset(&diag);
-		ret = perfring_writer_write(w, src, r.header, r.size, &diag);
-		if (ret < 0 && ret != -EINVAL) {
-			tool_error_diag(&diag);
-			return -1;
-		}
-		if (ret < 0) {
-			tool_error("%s: offset %#" PRIx64 ": %s", in, r.offset, diag.msg);
-			b->st.problems++;
-		}
-	}
-	return 0;
+	(void)user;
+	return file_rewrite_copy_events(w, pd, diag);
 }
 
-int jit_bake_file(const char *path, int argc, const char *const *argv,
+static size_t file_record(void *user, const struct perfring_attr *attr, const void *rec,
+			  size_t size, const void **out)
+{
+	*out = rec;
+	return jit_bake_drop(user, attr, rec, size) ? 0 : size;
+}
+
+static int file_next(void *user, const void **rec, size_t *size)
+{
+	return jit_bake_next(user, rec, size);
+}
+
+int jit_bake_file(const char *path, int argc, const char *const *argv, int compression_level,
 		  const char *map_dir, struct jit_bake_stats *st)
 {
 	struct perfring_perfdata *pd = NULL;
 	struct perfring_perfdata_record r = { .sz = sizeof(r) };
-	struct perfring_writer *w = NULL;
 	struct perfring_diag diag;
 	const struct perfring_attr *ev = NULL;
 	struct jit_bake *b = jit_bake_new(path, map_dir);
+	struct file_rewrite_ops ops = { .user = b, .setup = file_setup, .record = file_record,
+					.next = file_next };
 	uint64_t ev_id = 0;
-	bool done = false, jdone = false;
-	int ret, status = -1, jsrc;
+	int ret, status = -1;
 
 	memset(st, 0, sizeof(*st));
 	tool_diag_reset(&diag);
@@ -692,70 +677,9 @@ int jit_bake_file(const char *path, int argc, const char *const *argv,
 	}
 	perfring_perfdata_close(pd);
 	pd = NULL;
-	tool_diag_reset(&diag);
-	if (perfring_perfdata_open(path, NULL, &diag, &pd) < 0) {
-		tool_error_diag(&diag);
-		goto out;
-	}
-	{
-		/* The file's own header goes into its rewrite, as it is. */
-		PERFRING_WRITER_OPTS(o, .path = path, .kmap = PERFRING_WRITER_KMAP_NONE,
-				     .argc = argc, .argv = argv,
-				     .host = PERFRING_WRITER_HOST_NONE);
-
-		if (perfring_writer_open(&o, &diag, &w) < 0 ||
-		    perfring_writer_copy_features(w, pd, PERFRING_WRITER_COPY_ALL, NULL,
-						  &diag) < 0) {
-			tool_error_diag(&diag);
-			goto out;
-		}
-	}
-	for (uint32_t i = 0; i < perfring_perfdata_nr_attrs(pd); i++) {
-		PERFRING_EVENT_DESC(e);
-
-		perfring_perfdata_attr(pd, i, &e.attr, &e.ids, &e.nr_ids, &e.name);
-		if (!e.nr_ids)
-			e.ids = NULL;
-		if (perfring_writer_add_event(w, &e, &diag) < 0) {
-			tool_error_diag(&diag);
-			goto out;
-		}
-	}
-	perfring_writer_add_source(w);
-	jsrc = perfring_writer_add_source(w);
-	while (!done || !jdone) {
-		if (!done) {
-			if (copy_batch(b, pd, w, 0, path, &done) < 0)
-				goto out;
-			if (done && perfring_writer_end_source(w, 0, &diag) < 0)
-				goto out;
-		}
-		for (int n = 0; !jdone && n < FILE_BATCH; n++) {
-			const void *rec;
-			size_t size;
-
-			if (jit_bake_next(b, &rec, &size) != 1) {
-				jdone = true;
-				if (perfring_writer_end_source(w, jsrc, &diag) < 0)
-					goto out;
-				break;
-			}
-			if (perfring_writer_write(w, jsrc, rec, size, &diag) < 0) {
-				tool_error_diag(&diag);
-				goto out;
-			}
-		}
-	}
-	ret = perfring_writer_close(w, &diag);
-	w = NULL;
-	if (ret < 0) {
-		tool_error_diag(&diag);
-		goto out;
-	}
-	status = 0;
+	status = file_rewrite(path, argc, argv, compression_level, &ops, &b->st.problems);
 out:
 	*st = b->st;
-	perfring_writer_abort(w);
 	perfring_perfdata_close(pd);
 	jit_bake_free(b);
 	return status;

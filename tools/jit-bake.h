@@ -44,6 +44,8 @@ void jit_bake_scan(struct jit_bake *b, const struct perfring_attr *attr,
 /* attr/id: the event whose sample_id_all trailer the MMAP2s carry.
  * Returns 0, or -1 when an ELF cannot be written (message printed). */
 int jit_bake_build(struct jit_bake *b, const struct perfring_attr *attr, uint64_t id);
+/* The event changed after the build (markers add IDENTIFIER, ids). */
+void jit_bake_set_event(struct jit_bake *b, const struct perfring_attr *attr, uint64_t id);
 bool jit_bake_drop(struct jit_bake *b, const struct perfring_attr *attr,
 		   const void *rec, size_t size);
 /* The next MMAP2 in time order: 1 and *rec (valid until the next call), or 0. */
@@ -55,10 +57,10 @@ void jit_bake_free(struct jit_bake *b);
  * The same for a whole perf.data file in place (perfring-record at the
  * end): scan it, and if a process has JIT code, write its ELF beside it
  * and rewrite the file with the MMAP2s merged in (argc/argv: the CMDLINE
- * feature).  A file without JIT code is left as it is.  Returns 0 (st
+ * feature; compression_level: its data's zstd level, 0 for none).  A file without JIT code is left as it is.  Returns 0 (st
  * filled) or -1 (message printed; the file is then unchanged).
  */
-int jit_bake_file(const char *path, int argc, const char *const *argv,
+int jit_bake_file(const char *path, int argc, const char *const *argv, int compression_level,
 		  const char *map_dir, struct jit_bake_stats *st);
 
 #endif

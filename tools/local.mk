@@ -4,8 +4,10 @@
 #   tools/libtool-json.la  the JSON parser (json.c) and the JSON-lines record
 #                          encoder and decoder (json-attr/encode/decode.c)
 #   tools/libtool-input.la inputs beside the library's sources: JIT dumps and
-#                          perf maps baked into ELF files (jit-bake), and the
-#                          -z option parser (compress-opt)
+#                          perf maps baked into ELF files (jit-bake), marker
+#                          rings merged (marks-merge), a perf.data rewritten
+#                          in place with them (file-rewrite), and the -z
+#                          option parser (compress-opt)
 # PERFRING_BUILD_DIR / PERFRING_BUILD_PLUGINS_PATH let a tool run from the
 # build tree find the just-built plugins (only when its executable lives
 # under the build directory; see tools/tool-common.c): each program defines
@@ -24,6 +26,7 @@ tools_libtool_json_la_SOURCES = tools/json.c tools/json.h tools/json-attr.c \
 tools_libtool_json_la_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_libtool_json_la_CFLAGS = $(TOOL_CFLAGS)
 tools_libtool_input_la_SOURCES = tools/jit-bake.c tools/jit-bake.h \
+	tools/marks-merge.c tools/marks-merge.h tools/file-rewrite.c tools/file-rewrite.h \
 	tools/compress-opt.c tools/compress-opt.h
 tools_libtool_input_la_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_libtool_input_la_CFLAGS = $(TOOL_CFLAGS)
@@ -34,7 +37,7 @@ bin_PROGRAMS += tools/perfring-dump
 tools_perfring_dump_SOURCES = tools/perfring-dump.c
 tools_perfring_dump_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_dump_CFLAGS = $(TOOL_CFLAGS)
-tools_perfring_dump_LDADD = tools/libtool-json.la $(TOOL_LDADD)
+tools_perfring_dump_LDADD = tools/libtool-json.la tools/libtool-input.la $(TOOL_LDADD)
 
 # perfring-record loads the hw backend as a plugin (never linked in).
 bin_PROGRAMS += tools/perfring-record

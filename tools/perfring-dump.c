@@ -39,7 +39,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <perfring/marks.h>
+
 #include "json-codec.h"
+#include "marks-merge.h"
 #include "num-fmt.h"
 #include "tool-common.h"
 
@@ -460,6 +463,104 @@ static bool wanted(const item_t *it)
 
 static char fmt_buf[65536 * 4];
 
+/* "TEXT" with '"', '\\' and bytes outside ASCII's printable ones escaped (\xNN) */
+static void put_quoted(const char *s, size_t n)
+{
+	put_c('"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			put_c('\\');
+			put_c((char)c);
+		} else if (c < 0x20 || c > 0x7e) {
+			put_s("\\x");
+			put_c(num_hex_digits[c >> 4]);
+			put_c(num_hex_digits[c & 15]);
+		} else {
+			put_c((char)c);
+		}
+	}
+	put_c('"');
+}
+
+static const char *const mark_kinds[] = { "instant", "begin", "end", "name", "thread" };
+
+/*
+ * The RAW data of a marker event, decoded: a marker ring's records
+ * (perfring_mark_decode) or perfring:mark samples merged into a perf.data
+ * (marks_sample_decode).  False when it is neither (the hex is printed).
+ */
+static bool put_marker(const struct dump *d, const item_t *it, const struct perfring_sample *s)
+{
+	const struct perfring_attr *a = it->attr;
+	const char *name = it->event >= 0 && (size_t)it->event < d->nr_events ?
+			   d->names[it->event] : NULL;
+
+	if (!name || strcmp(name, MARKS_EVENT_NAME) || !s->raw_size)
+		return false;
+	if (a->type == PERFRING_TYPE_SOFTWARE) {
+		struct perfring_mark m = { .sz = sizeof(m) };
+
+		if (perfring_mark_decode(s->raw, s->raw_size, &m) < 0) {
+			put_s(" mark (malformed)");
+			return false;
+		}
+		put_s(" mark ");
+		put_s(mark_kinds[m.kind]);
+		if (m.kind == PERFRING_MARK_THREAD) {
+			put_s(" pid=");
+			put_u(m.value >> 32);
+			put_s(" tid=");
+			put_u(m.value & 0xffffffffu);
+		} else if (m.id) {
+			put_s(" id=");
+			put_u(m.id);
+		}
+		if (m.name) {
+			put_s(" name=");
+			put_quoted(m.name, m.name_len);
+		}
+		if (m.kind != PERFRING_MARK_THREAD && (m.flags & PERFRING_MARKF_VALUE)) {
+			put_s(" value=");
+			put_u(m.value);
+		}
+		if (m.text) {
+			put_s(" text=");
+			put_quoted(m.text, m.text_len);
+		}
+		return true;
+	}
+	if (a->type == PERFRING_TYPE_TRACEPOINT) {
+		struct marks_sample m;
+
+		if (marks_sample_decode(s->raw, s->raw_size, &m) < 0) {
+			put_s(" mark (malformed)");
+			return false;
+		}
+		put_s(" mark ");
+		put_s(m.kind);
+		put_c(' ');
+		put_s(m.name);
+		if (m.flags & PERFRING_MARKF_VALUE) {
+			put_s(" value=");
+			put_u(m.value);
+		}
+		if (m.flags & PERFRING_MARKF_TEXT) {
+			put_s(" text=");
+			put_quoted(m.text, strlen(m.text));
+		}
+		put_s(" pid=");
+		put_i(m.pid);
+		put_s(" tid=");
+		put_i(m.tid);
+		put_s(" depth=");
+		put_i(m.depth);
+		return true;
+	}
+	return false;
+}
+
 static void put_sample(const struct dump *d, const item_t *it, const struct perfring_sample *s)
 {
 	uint64_t st = it->attr->sample_type;
@@ -517,7 +618,9 @@ static void put_sample(const struct dump *d, const item_t *it, const struct perf
 		put_u(s->nr_read_words);
 		put_s(" words");
 	}
-	if (st & PERFRING_SAMPLE_RAW) {
+	if ((st & PERFRING_SAMPLE_RAW) && put_marker(d, it, s)) {
+		;	/* a marker, decoded */
+	} else if (st & PERFRING_SAMPLE_RAW) {
 		/* size, then the payload (a tracepoint's fields) as hex */
 		put_s(" raw ");
 		put_u(s->raw_size);

@@ -29,6 +29,7 @@
 
 #include "compress-opt.h"
 #include "jit-bake.h"
+#include "marks-merge.h"
 #include "tool-common.h"
 
 TOOL_DEFINE_BUILD_PLUGINS_PATH;
@@ -55,6 +56,9 @@ static gboolean opt_version;
 static gboolean opt_list_plugins;
 static gchar **opt_cmd;
 static gboolean opt_no_jit;
+static gboolean opt_no_markers;
+/* The command's PERFRING_MARKS_DIR: a private folder, removed at the end. */
+static char *marks_dir;
 
 static const GOptionEntry entries[] = {
 	{ "event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &opt_events,
@@ -106,6 +110,10 @@ static const GOptionEntry entries[] = {
 	{ "no-jit", 0, 0, G_OPTION_ARG_NONE, &opt_no_jit,
 	  "Do not bake JIT symbols (jitdumps, /tmp/perf-PID.map) into the perf.data "
 	  "(default: one ELF per JIT process beside it)", NULL },
+	{ "no-markers", 0, 0, G_OPTION_ARG_NONE, &opt_no_markers,
+	  "Do not merge the command's marker rings (libperfring markers and spans, "
+	  "in a private PERFRING_MARKS_DIR, and rings named by its maps) into the "
+	  "perf.data (default: merged as perfring:mark tracepoint samples)", NULL },
 	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose,
 	  "Say the size of the kernel rings and the attributes of each event; "
 	  "with --list-plugins, also list the shadowed plugin files", NULL },
@@ -548,6 +556,60 @@ static int do_stat(const struct perfring_backend_ops *ops, struct perfring_backe
 	return TOOL_EXIT_OK;
 }
 
+/* ---- markers: the command's private PERFRING_MARKS_DIR ----------------------- */
+
+static bool marks_dir_has_rings(void)
+{
+	GDir *d = marks_dir ? g_dir_open(marks_dir, 0, NULL) : NULL;
+	const char *n;
+	bool any = false;
+
+	while (d && (n = g_dir_read_name(d)))
+		any |= marks_is_ring_name(n, NULL, NULL);
+	if (d)
+		g_dir_close(d);
+	return any;
+}
+
+/* Make the folder and give it to the command (before it is forked). */
+static void marks_dir_make(void)
+{
+	GError *err = NULL;
+
+	marks_dir = g_dir_make_tmp("perfring-marks-XXXXXX", &err);
+	if (!marks_dir) {
+		tool_error("warning: no folder for the command's marker rings: %s", err->message);
+		g_error_free(err);
+		return;
+	}
+	g_setenv("PERFRING_MARKS_DIR", marks_dir, TRUE);
+}
+
+/* Remove the rings and the folder (something else left in it stays). */
+static void marks_dir_remove(void)
+{
+	GDir *d;
+	const char *n;
+
+	if (!marks_dir)
+		return;
+	d = g_dir_open(marks_dir, 0, NULL);
+	while (d && (n = g_dir_read_name(d))) {
+		if (marks_is_ring_name(n, NULL, NULL)) {
+			char *p = g_build_filename(marks_dir, n, NULL);
+
+			unlink(p);
+			g_free(p);
+		}
+	}
+	if (d)
+		g_dir_close(d);
+	if (rmdir(marks_dir) < 0)
+		tool_error("warning: %s: %s (left in place)", marks_dir, g_strerror(errno));
+	g_free(marks_dir);
+	marks_dir = NULL;
+}
+
 static int do_record(const struct perfring_backend_ops *ops, struct perfring_backend *b,
 		     int sfd, int argc, char **argv)
 {
@@ -560,6 +622,8 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	int ret, exit_code = TOOL_EXIT_OK;
 	struct stat st;
 	struct jit_bake_stats jit = { 0 };
+	struct marks_merge_stats marks = { 0 };
+	bool marks_done = false;
 
 	/* The backend's descriptions go as they are to the writer and the ring. */
 	for (uint32_t i = 0; i < nev; i++) {
@@ -709,7 +773,8 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	 */
 	if (!opt_no_jit && out) {
 		if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (jit_bake_file(out, argc, (const char *const *)argv, NULL, &jit) < 0)
+			if (jit_bake_file(out, argc, (const char *const *)argv,
+					  compress_opt_level(), NULL, &jit) < 0)
 				r.problems = 1;
 		} else {
 			tool_error("note: JIT symbols not baked: %s is not a regular file, so it "
@@ -717,6 +782,26 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 				   strcmp(out, "-") ? out : "standard output");
 		}
 	}
+	/*
+	 * Markers: tools/marks-merge.c rewrites the file with the rings of
+	 * the command's private folder and those its maps name.  As for JIT
+	 * symbols, only a regular file can be read back.
+	 */
+	if (!opt_no_markers && out && strcmp(out, "-") != 0 && stat(out, &st) == 0 &&
+	    S_ISREG(st.st_mode)) {
+		if (marks_merge_file(out, argc, (const char *const *)argv, compress_opt_level(),
+				     marks_dir, &marks) < 0)
+			r.problems = 1;
+		if (marks.problems)
+			r.problems = 1;
+		marks_done = marks.rings || marks.missing;
+	} else if (!opt_no_markers && marks_dir && marks_dir_has_rings()) {
+		tool_error("note: markers not merged: %s is not a regular file, so it cannot be "
+			   "read back", out && strcmp(out, "-") ? out : "standard output");
+	}
+	if (marks_done)
+		tool_error("%" PRIu64 " markers merged from %" PRIu64 " ring%s, %" PRIu64 " lost",
+			   marks.markers, marks.rings, marks.rings == 1 ? "" : "s", marks.lost);
 	if (r.problems)
 		exit_code = TOOL_EXIT_PROBLEMS;
 	if (r.rejected > 1)
@@ -926,6 +1011,8 @@ int main(int argc, char **argv)
 		exit_code = TOOL_EXIT_PROBLEMS;
 		goto done;
 	}
+	if (!opt_stat && !opt_no_markers && opt_cmd && opt_cmd[0])
+		marks_dir_make();
 	sfd = setup_signals(&oldmask);
 	{
 		PERFRING_BACKEND_OPTS(bo,
@@ -967,6 +1054,7 @@ out:
 		close(sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 done:
+	marks_dir_remove();
 	perfring_registry_free(reg);
 	g_free(events);
 	g_strfreev(orig_argv);

@@ -33,6 +33,7 @@
 #include "compress-opt.h"
 #include "jit-bake.h"
 #include "json-codec.h"
+#include "marks-merge.h"
 #include "tool-common.h"
 
 TOOL_DEFINE_BUILD_PLUGINS_PATH;
@@ -53,6 +54,9 @@ static gboolean opt_version;
 static gboolean opt_jit;
 static gchar *opt_perf_map_dir;
 static gboolean opt_host_features;
+static gboolean opt_no_markers;
+static gchar **opt_markers;
+static gchar *opt_span;
 
 static const GOptionEntry entries[] = {
 	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
@@ -72,6 +76,16 @@ static const GOptionEntry entries[] = {
 	  "Bake JIT symbols in: read the jitdumps the input's marker maps name (or "
 	  "/tmp/perf-PID.map) and write one ELF per JIT process beside OUT, with MMAP2 "
 	  "records into it (record with perf record -k mono)", NULL },
+	{ "markers", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_markers,
+	  "Also merge the marker rings PATH (a ring file, or a folder of "
+	  "perfring-marks-PID-TID.ring files) that no map of the input names "
+	  "(repeatable)", "PATH" },
+	{ "no-markers", 0, 0, G_OPTION_ARG_NONE, &opt_no_markers,
+	  "Do not merge the marker rings that the input's maps name (merged by default "
+	  "as perfring:mark tracepoint samples)", NULL },
+	{ "span", 0, 0, G_OPTION_ARG_STRING, &opt_span,
+	  "Keep only the samples taken on a thread while a span NAME (its outermost "
+	  "one) was open on it, and every side-band record", "NAME" },
 	{ "host-features", 0, 0, G_OPTION_ARG_NONE, &opt_host_features,
 	  "The inputs were recorded on this machine: give the output this machine's "
 	  "host facts (hostname, os release, CPUs, memory, clock) where the inputs "
@@ -673,18 +687,65 @@ static void restore_stderr(int *fd)
 }
 
 /*
+ * A first pass over the inputs (opened again): fn sees every record.  The
+ * inputs were opened (and their open errors shown) already; what this pass
+ * finds wrong in them the second pass reports, once: its messages go to
+ * /dev/null and its problems and drops are not counted.  0, or -1 when an input
+ * cannot be opened again.
+ */
+static int scan_inputs(int nin, char **paths,
+		       void (*fn)(void *user, const struct perfring_attr *attr, const void *rec,
+				  size_t size),
+		       void *user)
+{
+	unsigned saved = problems, saved_bad = dropped_bad;
+	int err_fd = -1, null_fd, status = 0;
+
+	fflush(stderr);
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null_fd >= 0) {
+		err_fd = dup(2);
+		if (err_fd >= 0)
+			dup2(null_fd, 2);
+		close(null_fd);
+	}
+	for (int i = 0; i < nin && !status; i++) {
+		struct input scan = { .path = paths[i], .fd = -1 };
+		const struct perfring_attr *attr;
+		const void *rec;
+		size_t size;
+		uint64_t off;
+
+		if (input_open(&scan) < 0)
+			status = -1;
+		else
+			while (input_next(&scan, &rec, &size, &off, &attr) == 1)
+				fn(user, attr, rec, size);
+		input_close(&scan);
+	}
+	restore_stderr(&err_fd);
+	problems = saved;
+	dropped_bad = saved_bad;
+	return status;
+}
+
+static void jit_scan(void *user, const struct perfring_attr *attr, const void *rec, size_t size)
+{
+	jit_bake_scan(user, attr, rec, size);
+}
+
+/*
  * A first pass over the inputs finds the marker maps and the anonymous exec
  * maps; then the dumps (or perf maps) are read and the ELFs written.
- * Returns the baker, or NULL (message printed).
+ * Returns the baker, or NULL (message printed); *evi: the index of the
+ * event whose trailer the MMAP2s carry.
  */
-static struct jit_bake *jit_prepare(int nin, char **paths)
+static struct jit_bake *jit_prepare(int nin, char **paths, size_t *evi)
 {
 	const char *base = strcmp(opt_output, "-") ? opt_output : paths[0];
 	struct jit_bake *b = jit_bake_new(base, opt_perf_map_dir);
 	const struct event *ev = NULL;
-	unsigned saved = problems;
 	struct jit_bake_stats st;
-	int err_fd = -1, null_fd;
 
 	/*
 	 * The inputs were opened (and their open errors shown) already; what
@@ -695,41 +756,21 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 			tool_error("--jit reads its inputs twice: name a file, not -");
 			goto fail;
 		}
-	fflush(stderr);
-	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null_fd >= 0) {
-		err_fd = dup(2);
-		if (err_fd >= 0)
-			dup2(null_fd, 2);
-		close(null_fd);
-	}
-	for (int i = 0; i < nin; i++) {
-		struct input scan = { .path = paths[i], .fd = -1 };
-		const struct perfring_attr *attr;
-		const void *rec;
-		size_t size;
-		uint64_t off;
-
-		if (input_open(&scan) < 0) {
-			input_close(&scan);
-			goto fail;
-		}
-		while (input_next(&scan, &rec, &size, &off, &attr) == 1)
-			jit_bake_scan(b, attr, rec, size);
-		input_close(&scan);
-	}
-	restore_stderr(&err_fd);
-	/* Problems of the inputs are counted (and shown) by the second pass. */
-	problems = saved;
+	if (scan_inputs(nin, paths, jit_scan, b) < 0)
+		goto fail;
 	/* The MMAP2s carry the trailer of the event that tracks maps. */
 	for (size_t i = 0; i < events->len && !ev; i++) {
 		const struct event *e = events->pdata[i];
 
-		if (e->attr.flags & PERFRING_ATTR_MMAP)
+		if (e->attr.flags & PERFRING_ATTR_MMAP) {
 			ev = e;
+			*evi = i;
+		}
 	}
-	if (!ev && events->len)
+	if (!ev && events->len) {
 		ev = events->pdata[0];
+		*evi = 0;
+	}
 	if (!ev) {
 		tool_error("--jit: the input has no event");
 		goto fail;
@@ -743,7 +784,6 @@ static struct jit_bake *jit_prepare(int nin, char **paths)
 			   "(perf record -k mono): JIT maps may land at the wrong time");
 	return b;
 fail:
-	restore_stderr(&err_fd);
 	jit_bake_free(b);
 	return NULL;
 }
@@ -788,13 +828,252 @@ static void jit_summary(const struct jit_bake *b)
 	fputc('\n', stderr);
 }
 
+/* ---- markers: a program's marker rings merged (tools/marks-merge.c) -------- */
+
+struct marks_state {
+	struct marks_merge *m;
+	struct perfring_attr *orig;	/* the events' attrs as the inputs give them */
+	size_t nr;
+	GByteArray *td;			/* the output's TRACING_DATA */
+	struct marks_spans *spans;	/* --span */
+	uint64_t kept, dropped;		/* --span: samples */
+	uint8_t buf[REC_MAX + 16];
+};
+
+static void marks_state_free(struct marks_state *ms)
+{
+	if (!ms)
+		return;
+	marks_merge_free(ms->m);
+	marks_spans_free(ms->spans);
+	g_free(ms->orig);
+	if (ms->td)
+		g_byte_array_free(ms->td, TRUE);
+	g_free(ms);
+}
+
+/* The TRACING_DATA the output carries from the inputs (as carry_features
+ * picks it: the first sound one), or NULL. */
+static const void *marks_input_td(struct input *in, int nin, size_t *len, unsigned *flags)
+{
+	for (int i = 0; i < nin; i++) {
+		struct perfring_perfdata *pd = input_pd(&in[i]);
+		const void *td = pd ? marks_pd_tracing_data(pd, len, flags) : NULL;
+
+		if (td)
+			return td;
+	}
+	return NULL;
+}
+
+static void marks_scan(void *user, const struct perfring_attr *attr, const void *rec,
+		       size_t size)
+{
+	marks_merge_scan(user, attr, rec, size);
+}
+
+/*
+ * Find the marker rings (the input's maps, --markers), read them and plan
+ * the output: *out is NULL when there is nothing to merge.  Returns 0, or
+ * -1 (message printed).
+ */
+static int marks_prepare(struct input *in, int nin, char **paths, struct marks_state **out)
+{
+	struct marks_state *ms = g_new0(struct marks_state, 1);
+	struct marks_event *mev = NULL;
+	struct marks_merge_stats st;
+	const void *td;
+	size_t td_len = 0;
+	unsigned td_flags = 0;
+
+	*out = NULL;
+	ms->m = marks_merge_new();
+	for (int i = 0; i < nin; i++) {
+		struct stat sb;
+
+		if (strcmp(paths[i], "-") && stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode))
+			continue;
+		/* a stream (-, a FIFO) cannot be read a second time */
+		if (opt_markers || opt_span) {
+			tool_error("--markers, --span: the input is read twice to find the rings: "
+				   "name a regular file, not %s", paths[i]);
+			goto fail;
+		}
+		goto none;
+	}
+	for (size_t i = 0; i < events->len; i++) {
+		const struct event *e = events->pdata[i];
+
+		if (e->attr.type == PERFRING_TYPE_TRACEPOINT && e->name &&
+		    !strcmp(e->name, MARKS_EVENT_NAME)) {
+			if (opt_markers) {
+				tool_error("--markers: the input has merged markers already");
+				goto fail;
+			}
+			goto none;	/* merged before: its maps would double them */
+		}
+	}
+	if (scan_inputs(nin, paths, marks_scan, ms->m) < 0)
+		goto fail;
+	for (gchar **p = opt_markers; p && *p; p++)
+		if (marks_merge_add_path(ms->m, *p) < 0)
+			goto fail;
+	if (!marks_merge_nr_rings(ms->m))
+		goto none;
+	if (!strcmp(opt_output, "-")) {
+		if (opt_markers) {
+			tool_error("--markers: markers are merged into a file, not a pipe (-o -)");
+			goto fail;
+		}
+		tool_error("note: the input names marker rings: they are merged into a file "
+			   "output only, not into a pipe (-o -)");
+		goto none;
+	}
+	if (!events->len) {
+		tool_error("warning: markers: the input has no event: not merged");
+		goto none;
+	}
+	for (size_t i = 0; i < events->len; i++) {
+		const struct event *e = events->pdata[i];
+
+		if (!((e->attr.flags & PERFRING_ATTR_USE_CLOCKID) && e->attr.clockid == 1) ||
+		    !(e->attr.sample_type & PERFRING_SAMPLE_TIME)) {
+			tool_error("warning: markers: the recording is not on CLOCK_MONOTONIC "
+				   "with times (record with perf record -k mono): the marker "
+				   "rings are not merged");
+			goto none;
+		}
+	}
+	marks_merge_load(ms->m);
+	marks_merge_get_stats(ms->m, &st);
+	problems += (unsigned)st.problems;
+	if (!st.markers && !st.lost) {
+		marks_merge_summary(ms->m);
+		goto none;
+	}
+	ms->nr = events->len;
+	ms->orig = g_new(struct perfring_attr, ms->nr);
+	mev = g_new0(struct marks_event, ms->nr);
+	for (size_t i = 0; i < events->len; i++) {
+		struct event *e = events->pdata[i];
+
+		ms->orig[i] = e->attr;
+		mev[i].attr = &e->attr;
+		mev[i].ids = &e->ids;
+		mev[i].nr_ids = &e->nr_ids;
+	}
+	td = marks_input_td(in, nin, &td_len, &td_flags);
+	ms->td = g_byte_array_new();
+	if (marks_merge_plan(ms->m, mev, ms->nr, td, td_len, td_flags, ms->td) < 0)
+		goto fail;
+	if (opt_span)
+		ms->spans = marks_merge_spans(ms->m, opt_span);
+	g_free(mev);
+	*out = ms;
+	return 0;
+none:
+	g_free(mev);
+	marks_state_free(ms);
+	if (opt_span) {
+		tool_error("--span %s: no markers to take the spans from (the recording "
+			   "names no marker ring, or they cannot be merged: see above)", opt_span);
+		return -1;
+	}
+	return 0;
+fail:
+	g_free(mev);
+	marks_state_free(ms);
+	return -1;
+}
+
+/* The marker event, the output's TRACING_DATA: after the inputs' features. */
+static int marks_setup(struct perfring_writer *w, struct marks_state *ms)
+{
+	struct perfring_diag diag = { 0 };
+	uint64_t id;
+	const struct perfring_attr *a = marks_merge_event(ms->m, &id);
+	PERFRING_EVENT_DESC(ev, .attr = a, .ids = &id, .nr_ids = 1, .name = MARKS_EVENT_NAME);
+
+	if (perfring_writer_add_event(w, &ev, &diag) < 0 ||
+	    perfring_writer_set_feature(w, PERFRING_FEAT_TRACING_DATA, ms->td->data, ms->td->len,
+					&diag) < 0) {
+		tool_error_diag(&diag);
+		return -1;
+	}
+	return 0;
+}
+
+/* --span: false for a sample taken outside the spans (dropped). */
+static bool marks_keep(struct marks_state *ms, const struct perfring_attr *attr, const void *rec,
+		       size_t size)
+{
+	uint32_t tid;
+	uint64_t time;
+
+	if (!ms->spans || ((const struct perfring_event_header *)rec)->type != PERFRING_RECORD_SAMPLE)
+		return true;
+	if (marks_sample_tid_time(attr, rec, size, &tid, &time) &&
+	    !marks_spans_keep(ms->spans, tid, time)) {
+		ms->dropped++;
+		return false;
+	}
+	ms->kept++;
+	return true;
+}
+
+/* An input record for the output (IDENTIFIER added where needed). */
+static size_t marks_fix(struct marks_state *ms, const struct perfring_attr *attr,
+			const void **rec, size_t size)
+{
+	struct perfring_attr a;
+
+	if (!attr || !marks_needs_identifier(attr))
+		return size;
+	a = *attr;
+	a.size = 0;
+	for (size_t i = 0; i < ms->nr; i++) {
+		struct perfring_attr b = ms->orig[i];
+
+		b.size = 0;
+		if (!memcmp(&a, &b, sizeof(a)))
+			return marks_merge_fix(attr, ((struct event *)events->pdata[i])->ids[0],
+					       *rec, size, ms->buf, rec);
+	}
+	return marks_merge_fix(attr, ((struct event *)events->pdata[0])->ids[0], *rec, size,
+			       ms->buf, rec);
+}
+
+static int marks_feed(struct perfring_writer *w, struct marks_state *ms, int src, bool *done)
+{
+	const void *rec;
+	size_t size;
+
+	for (int n = 0; n < BATCH; n++) {
+		if (marks_merge_next(ms->m, &rec, &size) != 1) {
+			struct perfring_diag diag = { 0 };
+
+			*done = true;
+			if (perfring_writer_end_source(w, (uint32_t)src, &diag) < 0) {
+				tool_error_diag(&diag);
+				return -1;
+			}
+			return 0;
+		}
+		if (writer_put(w, src, "markers", 0, rec, size) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int replay_inputs(int nin, char **paths, int argc, char **argv)
 {
 	struct input *in = g_new0(struct input, nin);
 	struct perfring_writer *w = NULL;
 	struct jit_bake *bake = NULL;
-	bool any_ring = false, left, bake_done = false;
-	int bake_src = -1;
+	struct marks_state *marks = NULL;
+	bool any_ring = false, left, bake_done = false, marks_done = false;
+	int bake_src = -1, marks_src = -1;
+	size_t bake_ev = 0;
 	int status = TOOL_EXIT_USAGE;
 
 	for (int i = 0; i < nin; i++)
@@ -846,20 +1125,37 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		status = fflush(stdout) == 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
 		goto out;
 	}
-	if (opt_jit && !(bake = jit_prepare(nin, paths)))
+	/*
+	 * --jit first: its pass opens the inputs again, which declares their
+	 * events again, as they are; the markers then change them (IDENTIFIER,
+	 * ids), and the MMAP2s baked get the event as changed.
+	 */
+	if (opt_jit && !(bake = jit_prepare(nin, paths, &bake_ev)))
 		goto out;
+	if (!opt_no_markers && marks_prepare(in, nin, paths, &marks) < 0)
+		goto out;
+	if (bake && marks) {
+		const struct event *e = events->pdata[bake_ev];
+
+		jit_bake_set_event(bake, &e->attr, e->ids[0]);
+	}
 	if (writer_open(argc, argv, any_ring, &w) < 0 || writer_add_events(w) < 0 ||
-	    carry_features(w, in, nin) < 0)
+	    carry_features(w, in, nin) < 0 || (marks && marks_setup(w, marks) < 0))
 		goto out;
 	for (int i = 0; i < nin; i++)
 		in[i].source = perfring_writer_add_source(w);
 	if (bake)
 		bake_src = perfring_writer_add_source(w);
+	if (marks)
+		marks_src = perfring_writer_add_source(w);
 	do {
 		left = false;
 		if (bake && !bake_done && jit_feed(w, bake, bake_src, &bake_done) < 0)
 			goto out;
 		left |= bake && !bake_done;
+		if (marks && !marks_done && marks_feed(w, marks, marks_src, &marks_done) < 0)
+			goto out;
+		left |= marks && !marks_done;
 		for (int i = 0; i < nin; i++) {
 			const void *rec;
 			const struct perfring_attr *attr;
@@ -874,6 +1170,14 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 					break;
 				if (bake && jit_bake_drop(bake, attr, rec, size))
 					continue;
+				if (marks && !marks_keep(marks, attr, rec, size))
+					continue;
+				if (marks && !(size = marks_fix(marks, attr, &rec, size))) {
+					problem(in[i].path, off, "a record of 65528 bytes or more "
+						"has no room for the sample id that the markers' "
+						"event needs: dropped");
+					continue;
+				}
 				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
 					goto out;
 				if (!(++done_records % 4096))
@@ -900,12 +1204,18 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	status = TOOL_EXIT_OK;
 	if (bake)
 		jit_summary(bake);
+	if (marks)
+		marks_merge_summary(marks->m);
+	if (marks && marks->spans)
+		tool_error("%" PRIu64 " samples kept, %" PRIu64 " dropped (%" PRIu64 " spans)",
+			   marks->kept, marks->dropped, marks_spans_count(marks->spans));
 out:
 	perfring_writer_abort(w);
 	for (int i = 0; i < nin; i++)
 		input_close(&in[i]);
 	g_free(in);
 	jit_bake_free(bake);
+	marks_state_free(marks);
 	return status;
 }
 
@@ -978,6 +1288,51 @@ out:
 	return status;
 }
 
+/*
+ * JSON lines bring no header features: the writer builds the tracepoint
+ * formats from tracefs, which has no perfring:mark.  A lone marker event
+ * gets its format here (made as marks-merge makes it).  0 or -1.
+ */
+static int json_marks_format(struct perfring_writer *w)
+{
+	const struct event *mark = NULL;
+	bool others = false;
+
+	for (size_t i = 0; i < events->len; i++) {
+		const struct event *e = events->pdata[i];
+
+		if (e->attr.type != PERFRING_TYPE_TRACEPOINT)
+			continue;
+		if (e->name && !strcmp(e->name, MARKS_EVENT_NAME))
+			mark = e;
+		else
+			others = true;
+	}
+	if (!mark)
+		return 0;
+	if (others) {
+		tool_error("warning: %s: the format of perfring:mark is not written beside "
+			   "other tracepoints' (perf script shows its raw data only)", opt_json_in);
+		return 0;
+	}
+	{
+		GByteArray *td = g_byte_array_new();
+		struct perfring_diag diag = { 0 };
+		char err[256];
+		int ret = marks_tracing_data(NULL, 0, 0, mark->attr.config, td, err, sizeof(err));
+
+		if (ret < 0)
+			tool_error("%s", err);
+		else if (perfring_writer_set_feature(w, PERFRING_FEAT_TRACING_DATA, td->data,
+						     td->len, &diag) < 0) {
+			tool_error_diag(&diag);
+			ret = -1;
+		}
+		g_byte_array_free(td, TRUE);
+		return ret;
+	}
+}
+
 static int replay_json(int argc, char **argv)
 {
 	struct jc_decoder *d = jc_decoder_new(reg);
@@ -1033,7 +1388,7 @@ static int replay_json(int argc, char **argv)
 				if (add_event(opt_json_in, &e->attr, e->ids, e->nr_ids, e->name) < 0)
 					goto out;
 			}
-			if (w && writer_add_events(w) < 0)
+			if (w && (writer_add_events(w) < 0 || json_marks_format(w) < 0))
 				goto out;
 		}
 		if (w) {
@@ -1073,7 +1428,7 @@ static int replay_json(int argc, char **argv)
 			if (add_event(opt_json_in, &e->attr, e->ids, e->nr_ids, e->name) < 0)
 				goto out;
 		}
-		if (writer_add_events(w) < 0)
+		if (writer_add_events(w) < 0 || json_marks_format(w) < 0)
 			goto out;
 	}
 	if (w) {
@@ -1159,8 +1514,9 @@ int main(int argc, char **argv)
 	}
 	if (!opt_list_plugins) {
 		if (opt_json_in) {
-			if (argc > 1 || opt_json_out || opt_jit) {
-				tool_error("--json-in takes no other input (nor --jit)");
+			if (argc > 1 || opt_json_out || opt_jit || opt_markers || opt_span) {
+				tool_error("--json-in takes no other input (nor --jit, --markers, "
+					   "--span)");
 				goto out;
 			}
 			if (!!opt_output == !!opt_ring) {
@@ -1182,6 +1538,11 @@ int main(int argc, char **argv)
 			}
 			if (!opt_output && !opt_json_out) {
 				tool_error("no output: -o OUT is needed (try --help)");
+				goto out;
+			}
+			if (opt_span && opt_no_markers) {
+				tool_error("--span takes its spans from the markers: not with "
+					   "--no-markers");
 				goto out;
 			}
 			if (opt_jit && !opt_output) {
@@ -1219,5 +1580,7 @@ out:
 	g_free(opt_ring);
 	g_free(opt_kmap);
 	g_free(opt_perf_map_dir);
+	g_strfreev(opt_markers);
+	g_free(opt_span);
 	return status;
 }

@@ -106,6 +106,13 @@ examples_jit_tinyjit_LDADD = lib/libperfring.la
 TOOLS_SH_TESTS += tests/tools/jit-replay.sh tests/tools/jit-node.sh \
 	tests/tools/jit-perfparser.sh tests/tools/jit-record.sh tests/tools/jit-java.sh \
 	tests/tools/jit-perfmap-dups.sh
+# Markers (issue 26): a program's marker rings merged into the perf.data as
+# perfring:mark tracepoint samples by perfring-replay and perfring-record;
+# marks-mkring writes rings (also damaged and full ones) with the ring API.
+check_PROGRAMS += tests/tools/marks-mkring
+tests_tools_marks_mkring_SOURCES = tests/tools/marks-mkring.c
+tests_tools_marks_mkring_LDADD = lib/libperfring.la
+TOOLS_SH_TESTS += tests/tools/markers.sh
 # (bench/jit-bench.sh is in bench/local.mk, the corpora in fuzz/local.mk)
 EXTRA_DIST += doc/jit.md examples/jit/README.md examples/jit/GNUmakefile
 
