@@ -26,7 +26,8 @@ tools_libtool_json_la_SOURCES = tools/json.c tools/json.h tools/json-attr.c \
 tools_libtool_json_la_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_libtool_json_la_CFLAGS = $(TOOL_CFLAGS)
 tools_libtool_input_la_SOURCES = tools/jit-bake.c tools/jit-bake.h \
-	tools/marks-merge.c tools/marks-merge.h tools/file-rewrite.c tools/file-rewrite.h \
+	tools/marks-merge.c tools/marks-merge.h tools/marks-span.c tools/marks-span.h \
+	tools/file-rewrite.c tools/file-rewrite.h \
 	tools/compress-opt.c tools/compress-opt.h
 tools_libtool_input_la_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_libtool_input_la_CFLAGS = $(TOOL_CFLAGS)

@@ -1116,86 +1116,21 @@ int marks_sample_decode(const void *raw, size_t raw_size, struct marks_sample *s
 	return s->kind && s->name && s->text && data_loc(p, raw_size, 40) ? 0 : -1;
 }
 
-/* ---- --span: the samples taken inside a span --------------------------------------- */
+/* ---- --span: the samples taken inside a span (tools/marks-span.c) ------------------- */
 
-struct span {
-	uint64_t start, end;	/* end UINT64_MAX: never ended */
-};
-
-struct marks_spans {
-	GHashTable *tids;	/* tid -> GArray of struct span, by start */
-	uint64_t count;
-};
-
-static void span_array_free(gpointer p)
+struct marks_span *marks_merge_spans(const struct marks_merge *m, const char *name)
 {
-	g_array_free(p, TRUE);
-}
+	struct marks_span *sp = marks_span_new(name);
 
-struct marks_spans *marks_merge_spans(const struct marks_merge *m, const char *name)
-{
-	struct marks_spans *sp = g_new0(struct marks_spans, 1);
-	GHashTable *depth = g_hash_table_new(g_direct_hash, g_direct_equal);
-
-	sp->tids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, span_array_free);
 	for (guint i = 0; i < m->mks->len; i++) {
 		const struct mk *k = &g_array_index(m->mks, struct mk, i);
-		gpointer key = GUINT_TO_POINTER(k->tid);
-		guint d = GPOINTER_TO_UINT(g_hash_table_lookup(depth, key));
-		GArray *a;
 
-		if (k->kind == MK_LOST || !k->name || strcmp(k->name, name))
-			continue;
-		a = g_hash_table_lookup(sp->tids, key);
-		if (k->kind == PERFRING_MARK_BEGIN) {
-			if (!d++) {	/* the outermost opens */
-				struct span s = { k->time, UINT64_MAX };
-
-				if (!a) {
-					a = g_array_new(FALSE, FALSE, sizeof(struct span));
-					g_hash_table_insert(sp->tids, key, a);
-				}
-				g_array_append_val(a, s);
-				sp->count++;
-			}
-		} else if (k->kind == PERFRING_MARK_END && d) {
-			if (!--d)
-				g_array_index(a, struct span, a->len - 1).end = k->time;
-		}
-		g_hash_table_insert(depth, key, GUINT_TO_POINTER(d));
+		if (k->kind != MK_LOST && k->name)
+			marks_span_add(sp, (int32_t)k->tid, k->time, k->kind, k->name,
+				       strlen(k->name));
 	}
-	g_hash_table_destroy(depth);
+	marks_span_build(sp);
 	return sp;
-}
-
-uint64_t marks_spans_count(const struct marks_spans *sp)
-{
-	return sp->count;
-}
-
-bool marks_spans_keep(const struct marks_spans *sp, uint32_t tid, uint64_t time)
-{
-	const GArray *a = g_hash_table_lookup(sp->tids, GUINT_TO_POINTER(tid));
-	guint lo = 0, hi = a ? a->len : 0;
-
-	/* the last span that starts at or before time */
-	while (lo < hi) {
-		guint mid = (lo + hi) / 2;
-
-		if (g_array_index(a, struct span, mid).start <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && time <= g_array_index(a, struct span, lo - 1).end;
-}
-
-void marks_spans_free(struct marks_spans *sp)
-{
-	if (!sp)
-		return;
-	g_hash_table_destroy(sp->tids);
-	g_free(sp);
 }
 
 bool marks_sample_tid_time(const struct perfring_attr *a, const void *rec, size_t size,

@@ -26,6 +26,8 @@
 #include <glib.h>
 #include <perfring/perfring.h>
 
+#include "marks-span.h"
+
 #define MARKS_EVENT_NAME "perfring:mark"
 
 struct marks_merge;
@@ -127,12 +129,7 @@ int marks_sample_decode(const void *raw, size_t raw_size, struct marks_sample *s
  * its END (to the end of the recording if it never ends), from the
  * markers loaded.
  */
-struct marks_spans;
-struct marks_spans *marks_merge_spans(const struct marks_merge *m, const char *name);
-uint64_t marks_spans_count(const struct marks_spans *sp);
-/* Was a span open on thread tid at time? */
-bool marks_spans_keep(const struct marks_spans *sp, uint32_t tid, uint64_t time);
-void marks_spans_free(struct marks_spans *sp);
+struct marks_span *marks_merge_spans(const struct marks_merge *m, const char *name);
 /* A SAMPLE's tid and time: false when its sample_type lacks either. */
 bool marks_sample_tid_time(const struct perfring_attr *a, const void *rec, size_t size,
 			   uint32_t *tid, uint64_t *time);

@@ -835,8 +835,11 @@ struct marks_state {
 	struct perfring_attr *orig;	/* the events' attrs as the inputs give them */
 	size_t nr;
 	GByteArray *td;			/* the output's TRACING_DATA */
-	struct marks_spans *spans;	/* --span */
+	struct marks_span *spans;	/* --span */
 	uint64_t kept, dropped;		/* --span: samples */
+	/* --span on an input merged before: no merge (m is NULL), the spans
+	 * from the input's own perfring:mark samples, of this tracepoint */
+	uint64_t mark_config;
 	uint8_t buf[REC_MAX + 16];
 };
 
@@ -845,7 +848,7 @@ static void marks_state_free(struct marks_state *ms)
 	if (!ms)
 		return;
 	marks_merge_free(ms->m);
-	marks_spans_free(ms->spans);
+	marks_span_free(ms->spans);
 	g_free(ms->orig);
 	if (ms->td)
 		g_byte_array_free(ms->td, TRUE);
@@ -877,6 +880,40 @@ static void marks_scan(void *user, const struct perfring_attr *attr, const void 
  * the output: *out is NULL when there is nothing to merge.  Returns 0, or
  * -1 (message printed).
  */
+/* --span on a merged input: every begin and end among its perfring:mark samples. */
+static void span_scan(void *user, const struct perfring_attr *attr, const void *rec, size_t size)
+{
+	struct marks_state *ms = user;
+	struct perfring_sample smp;
+	struct marks_sample mk;
+
+	if (!attr || attr->type != PERFRING_TYPE_TRACEPOINT || attr->config != ms->mark_config ||
+	    ((const struct perfring_event_header *)rec)->type != PERFRING_RECORD_SAMPLE ||
+	    perfring_sample_decode(attr, rec, size, &smp, NULL) < 0 || !smp.raw ||
+	    marks_sample_decode(smp.raw, smp.raw_size, &mk) < 0)
+		return;
+	marks_span_add(ms->spans, (int32_t)smp.tid, smp.time,
+		       !strcmp(mk.kind, "begin") ? PERFRING_MARK_BEGIN :
+		       !strcmp(mk.kind, "end") ? PERFRING_MARK_END : PERFRING_MARK_INSTANT,
+		       mk.name, strlen(mk.name));
+}
+
+static int spans_from_input(int nin, char **paths, const struct event *mark,
+			    struct marks_state *ms, struct marks_state **out)
+{
+	marks_merge_free(ms->m);
+	ms->m = NULL;
+	ms->mark_config = mark->attr.config;
+	ms->spans = marks_span_new(opt_span);
+	if (scan_inputs(nin, paths, span_scan, ms) < 0) {
+		marks_state_free(ms);
+		return -1;
+	}
+	marks_span_build(ms->spans);
+	*out = ms;
+	return 0;
+}
+
 static int marks_prepare(struct input *in, int nin, char **paths, struct marks_state **out)
 {
 	struct marks_state *ms = g_new0(struct marks_state, 1);
@@ -910,6 +947,8 @@ static int marks_prepare(struct input *in, int nin, char **paths, struct marks_s
 				tool_error("--markers: the input has merged markers already");
 				goto fail;
 			}
+			if (opt_span)	/* the spans of the markers it has */
+				return spans_from_input(nin, paths, e, ms, out);
 			goto none;	/* merged before: its maps would double them */
 		}
 	}
@@ -1012,8 +1051,11 @@ static bool marks_keep(struct marks_state *ms, const struct perfring_attr *attr,
 
 	if (!ms->spans || ((const struct perfring_event_header *)rec)->type != PERFRING_RECORD_SAMPLE)
 		return true;
+	if (!ms->m && attr && attr->type == PERFRING_TYPE_TRACEPOINT &&
+	    attr->config == ms->mark_config)
+		return true;	/* the input's own markers stay */
 	if (marks_sample_tid_time(attr, rec, size, &tid, &time) &&
-	    !marks_spans_keep(ms->spans, tid, time)) {
+	    !marks_span_inside(ms->spans, (int32_t)tid, time)) {
 		ms->dropped++;
 		return false;
 	}
@@ -1134,20 +1176,22 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		goto out;
 	if (!opt_no_markers && marks_prepare(in, nin, paths, &marks) < 0)
 		goto out;
-	if (bake && marks) {
+	if (bake && marks && marks->m) {
 		const struct event *e = events->pdata[bake_ev];
 
 		jit_bake_set_event(bake, &e->attr, e->ids[0]);
 	}
 	if (writer_open(argc, argv, any_ring, &w) < 0 || writer_add_events(w) < 0 ||
-	    carry_features(w, in, nin) < 0 || (marks && marks_setup(w, marks) < 0))
+	    carry_features(w, in, nin) < 0 || (marks && marks->m && marks_setup(w, marks) < 0))
 		goto out;
 	for (int i = 0; i < nin; i++)
 		in[i].source = perfring_writer_add_source(w);
 	if (bake)
 		bake_src = perfring_writer_add_source(w);
-	if (marks)
+	if (marks && marks->m)
 		marks_src = perfring_writer_add_source(w);
+	else
+		marks_done = true;
 	do {
 		left = false;
 		if (bake && !bake_done && jit_feed(w, bake, bake_src, &bake_done) < 0)
@@ -1172,7 +1216,7 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 					continue;
 				if (marks && !marks_keep(marks, attr, rec, size))
 					continue;
-				if (marks && !(size = marks_fix(marks, attr, &rec, size))) {
+				if (marks && marks->m && !(size = marks_fix(marks, attr, &rec, size))) {
 					problem(in[i].path, off, "a record of 65528 bytes or more "
 						"has no room for the sample id that the markers' "
 						"event needs: dropped");
@@ -1204,11 +1248,11 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	status = TOOL_EXIT_OK;
 	if (bake)
 		jit_summary(bake);
-	if (marks)
+	if (marks && marks->m)
 		marks_merge_summary(marks->m);
 	if (marks && marks->spans)
 		tool_error("%" PRIu64 " samples kept, %" PRIu64 " dropped (%" PRIu64 " spans)",
-			   marks->kept, marks->dropped, marks_spans_count(marks->spans));
+			   marks->kept, marks->dropped, marks_span_count(marks->spans));
 out:
 	perfring_writer_abort(w);
 	for (int i = 0; i < nin; i++)
