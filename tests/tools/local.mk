@@ -112,7 +112,7 @@ TOOLS_SH_TESTS += tests/tools/jit-replay.sh tests/tools/jit-node.sh \
 check_PROGRAMS += tests/tools/marks-mkring
 tests_tools_marks_mkring_SOURCES = tests/tools/marks-mkring.c
 tests_tools_marks_mkring_LDADD = lib/libperfring.la
-TOOLS_SH_TESTS += tests/tools/markers.sh
+TOOLS_SH_TESTS += tests/tools/markers.sh tests/tools/markers-example.sh
 # (bench/jit-bench.sh is in bench/local.mk, the corpora in fuzz/local.mk)
 EXTRA_DIST += doc/jit.md examples/jit/README.md examples/jit/GNUmakefile
 
