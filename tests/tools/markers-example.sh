@@ -61,7 +61,7 @@ awk '$2 == "begin" && $3 == "request" { v = substr($4, 7); if (v + 0 < last[$1] 
 	ok "perf script: each thread's requests in their order" || bad "perf script: requests out of order"
 "$PERF" script -i ex.data -F event,time 2>/dev/null | awk '
 	/perfring:mark/ { m++; if (s) between++; s = 0; next } { s++ }
-	END { exit !(m > 700 && between > 100) }' &&
+	END { exit !(m > 700 && between >= 20) }' &&
 	ok "perf script: samples lie between the markers" || bad "perf script: markers not among the samples"
 rp=$(share ex.data render_pixels); pp=$(share ex.data parse_input)
 at_least "$rp" 40 && at_least "$pp" 2 &&
