@@ -292,7 +292,7 @@ static struct rw_result ring_write_once(const struct stream *s, uint64_t n)
  * record's worth of slack at the end), no LOST: copy the record (size from
  * its header, libc memcpy) and publish the new head with a release store.
  * Not inlined, as perfring_ring_write is a call into the library.  It
- * does not prefetch, where the ring's fast path does (lib/ring.c,
+ * does not prefetch, where the ring's fast path does (lib/ring/ring.c,
  * PREFETCH_AHEAD): with a ring larger than the caches that makes the ring
  * faster than this copy, a ratio below 1.
  */

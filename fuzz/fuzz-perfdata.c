@@ -582,7 +582,7 @@ static void outcome_of(int fd, size_t window, struct outcome *o)
 
 /*
  * A file-mode perf.data larger than the reader's window is mapped instead
- * of read (lib/perfdata.c).  The input in the memfd followed by 132 KiB of
+ * of read (lib/perfdata/reader.c).  The input in the memfd followed by 132 KiB of
  * zeros, read with the smallest window, is mapped; when the header puts
  * the whole data section inside the input, the records and how they end
  * must be those from_memfd got (a: the input as it is, in the memfd).  (With data_size 0 the reader reads to the end of the file,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fuzz target: the record codec (lib/record.c).
+ * Fuzz target: the record codec (lib/ring/record.c).
  *
  * Input: a 56-byte prefix describing the attr, then one record.
  *   u64 mode           bit 0: set the record's header type to SAMPLE and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzz target: the tracing-data validator (perfring_tracing_data_check,
- * lib/tracing-data.c), as a file's TRACING_DATA feature and as the payload
+ * lib/tracing/tracing-data.c), as a file's TRACING_DATA feature and as the payload
  * of a pipe's HEADER_TRACING_DATA record.
  *
  * Input: a tracing-data blob as is.

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asan.h"
+#include "util/asan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -12,7 +12,7 @@
  *   ring      small rings written with the library's own writer (normal
  *             and overwrite, empty, wrapped, with LOST and pad records)
  *             and MEMFD ring files, after the 32-byte prefix of fuzz-ring.c
- *   marks     marker rings (lib/marks.c's format: few, full, damaged), after
+ *   marks     marker rings (lib/marks/marks.c's format: few, full, damaged), after
  *             fuzz-marks.c's mode byte
  */
 #include "config.h"
@@ -348,9 +348,9 @@ static void ring_file_seed(const char *name, uint32_t flags, unsigned records,
 	perfring_ring_close(r);
 }
 
-/* ---- marks: marker rings (lib/marks.c's format), after fuzz-marks.c's mode byte */
+/* ---- marks: marker rings (lib/marks/marks.c's format), after fuzz-marks.c's mode byte */
 
-/* One marker record: SAMPLE with TIME|RAW, raw as lib/marks.c lays it out. */
+/* One marker record: SAMPLE with TIME|RAW, raw as lib/marks/marks.c lays it out. */
 static size_t mark_rec(unsigned char *rec, uint64_t time, unsigned kind, unsigned flags,
 		       unsigned id, uint64_t value, const char *name, const char *text)
 {

@@ -78,7 +78,7 @@ fuzz_replay_perfmap_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"perfmap"'
 fuzz_replay_perfmap_LDFLAGS = $(FUZZ_LINKFLAGS)
 fuzz_replay_perfmap_LDADD = $(FUZZ_LIBS)
 
-# Header features carried into a rewrite (lib/writer-copy.c).
+# Header features carried into a rewrite (lib/writer/copy.c).
 fuzz_replay_features_SOURCES = fuzz/fuzz-features.c $(FUZZ_REPLAY_COMMON)
 fuzz_replay_features_CPPFLAGS = $(FUZZ_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"features"'
 fuzz_replay_features_LDFLAGS = $(FUZZ_LINKFLAGS)
@@ -169,7 +169,7 @@ fuzz-smoke: $(FUZZ_REPLAY_PROGS)
 endif
 .PHONY: fuzz-smoke
 
-# fuzz-tracing: the tracing-data validator (lib/tracing-data.c), kept in
+# fuzz-tracing: the tracing-data validator (lib/tracing/tracing-data.c), kept in
 # one block so that it merges apart from the targets above.
 FUZZ_TARGETS += tracing
 FUZZ_REPLAY_PROGS += fuzz/replay-tracing

@@ -1,35 +1,20 @@
 lib_LTLIBRARIES += lib/libperfring.la
+# By layer, from the bottom (lib/README.md): a folder uses only the
+# folders listed above it.
 lib_libperfring_la_SOURCES = \
-	lib/asan.h \
-	lib/core/barrier.h \
-	lib/core/internal.h \
-	lib/core/records.c \
-	lib/core/ring.c \
-	lib/internal.h \
-	lib/common.c \
-	lib/jit-elf.c \
-	lib/jit-internal.h \
-	lib/jitdump.c \
-	lib/marks.c \
-	lib/perfdata.c \
-	lib/perfdata-count.c \
-	lib/perfdata-count.h \
-	lib/perfdata-features.c \
-	lib/perfdata-private.h \
-	lib/perfdata-swap.c \
-	lib/perfmap.c \
-	lib/record.c \
-	lib/registry.c \
-	lib/ring.c \
-	lib/source.c \
-	lib/validate.c \
-	lib/writer.c \
-	lib/writer-merge.c \
-	lib/writer-features.c lib/writer-copy.c \
-	lib/writer-private.h \
-	lib/writer-zstd.c \
-	lib/tracefs.c \
-	lib/tracing-data.c
+	lib/core/barrier.h lib/core/internal.h lib/core/records.c lib/core/ring.c \
+	lib/util/asan.h lib/util/internal.h lib/util/common.c \
+	lib/util/buf.h lib/util/buf.c \
+	lib/ring/ring.c lib/ring/record.c lib/ring/validate.c \
+	lib/registry/registry.c \
+	lib/perfdata/private.h lib/perfdata/reader.c lib/perfdata/count.h \
+	lib/perfdata/count.c lib/perfdata/features.c lib/perfdata/feature-data.c lib/perfdata/swap.c \
+	lib/tracing/tracing.h lib/tracing/tracefs.c lib/tracing/tracing-data.c \
+	lib/jit/internal.h lib/jit/jitdump.c lib/jit/elf.c lib/jit/perfmap.c \
+	lib/marks/marks.c \
+	lib/writer/private.h lib/writer/writer.c lib/writer/merge.c \
+	lib/writer/features.c lib/writer/copy.c lib/writer/zstd.c \
+	lib/source/source.c
 lib_libperfring_la_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRING_PLUGINSDIR='"$(plugindir)"' \
 	'-DPERFRING_CORE_API=__attribute__((visibility("default")))'
 # Calls between the library's own exported functions (the reader to the

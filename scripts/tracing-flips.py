@@ -8,7 +8,7 @@
 # perf's last line of stderr.  Sample: every byte of the framing (magic,
 # version, sizes, counts, names), every 3rd byte of the texts, every 25th
 # of the printk formats; XORS (default 0x01,0xff) each.  The results
-# behind lib/tracing-data.c's comment and tests/lib/td-crash-flips.h
+# behind lib/tracing/tracing-data.c's comment and tests/lib/td-crash-flips.h
 # (fuzz/README.md, "Tracing data: the flip experiment").
 import os, struct, subprocess, sys, tempfile
 def locate(d):

@@ -26,7 +26,7 @@
 #include "json.h"
 #include "num-fmt.h"
 
-#include "asan.h"
+#include "util/asan.h"
 
 #ifdef PR_ASAN
 #define JC_REDZONE 8u

@@ -14,7 +14,7 @@
  *   and, as one more time-ordered source: marks_merge_next(m, &rec, &size);
  *
  * Rings are found by MMAP/MMAP2 records whose filename's basename is
- * perfring-marks-PID-TID.ring (the ring format: lib/marks.c).
+ * perfring-marks-PID-TID.ring (the ring format: lib/marks/marks.c).
  */
 #ifndef PERFRING_TOOLS_MARKS_MERGE_H
 #define PERFRING_TOOLS_MARKS_MERGE_H

@@ -212,7 +212,7 @@ static void event_free(gpointer p)
 /* ---- inputs ---------------------------------------------------------------- */
 
 /*
- * Every input is read through the library's sources (lib/source.c): the
+ * Every input is read through the library's sources (lib/source/source.c): the
  * kind is told by the magic (perfring_probe), rings are read with
  * PERFRING_SOURCE_RESYNC (the reader reports each damage and goes on at
  * the next plausible record, validating every record it returns), and

@@ -35,7 +35,7 @@
  * handler).  A full ring drops the marker and counts it.
  *
  * The ring format (what perfring_mark_decode reads) is described in
- * lib/marks.c.
+ * lib/marks/marks.c.
  */
 #ifndef PERFRING_MARKS_H
 #define PERFRING_MARKS_H

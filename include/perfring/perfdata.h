@@ -355,7 +355,7 @@ PERFRING_API int perfring_perfdata_feature_format(const struct perfring_perfdata
 						  char *buf, size_t len);
 
 
-/* ---- tracing data (lib/tracing-data.c) ----------------------------------- */
+/* ---- tracing data (lib/tracing/tracing-data.c) ----------------------------------- */
 
 /*
  * What perfring_tracing_data_check found in a blob.  A struct the library
@@ -391,7 +391,7 @@ struct perfring_tracing_data_info {
  * page and header event, ftrace and per-system event formats (each format's
  * name, ID, format and print fmt lines and its field lines), the kallsyms,
  * printk and saved-cmdlines sections, every size and count; see
- * lib/tracing-data.c for what is checked and why (single-byte damage that
+ * lib/tracing/tracing-data.c for what is checked and why (single-byte damage that
  * crashes perf 6.1).  Never reads outside buf[0..len).  info may be NULL.
  * Returns 0 (well formed), -EBADMSG (damaged: diag->offset is the offset
  * of the first damage in the blob, diag->msg what is wrong, diag->file

@@ -125,7 +125,7 @@ PERFRING_API size_t perfring_record_min_size(uint32_t type);
 #define perfring_record_contains(size, T, field)				\
 	((size_t)(size) >= offsetof(T, field) + sizeof(((T *)0)->field))
 
-/* ---- sample id and validation (lib/validate.c) ------------------------------ */
+/* ---- sample id and validation (lib/ring/validate.c) ------------------------------ */
 struct perfring_registry;
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * perfring core: private helpers shared by the files of lib/core/ (and the hosted
- * decoders in lib/record.c).  Freestanding: no libc beyond memcpy/memset,
+ * decoders in lib/ring/record.c).  Freestanding: no libc beyond memcpy/memset,
  * which the compiler's builtins become.
  */
 #ifndef PERFRING_CORE_INTERNAL_H

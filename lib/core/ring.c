@@ -2,7 +2,7 @@
 /*
  * perfring core: the ring writer (reserve / copy / commit / abort / write,
  * nesting, LOST on a full ring, overwrite mode) and the ring file layout.
- * libperfring.so's perfring_ring_* write functions are these (lib/ring.c
+ * libperfring.so's perfring_ring_* write functions are these (lib/ring/ring.c
  * hands them its struct perfring_core_ring); a kernel calls them directly.
  *
  * ---- Who writes what ---------------------------------------------------

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Markers and spans (lib/marks.c): what lands in each thread's ring file,
+ * Markers and spans (lib/marks/marks.c): what lands in each thread's ring file,
  * read back with the library's reader and perfring_mark_decode; the name
  * table; threads, signal handlers, fork, a full ring, marking off, the r-x
  * page perf sees, thread exit; and the decoder against malformed payloads.

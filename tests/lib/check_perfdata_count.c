@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The perf.data reader's headers-only counting mode (lib/perfdata-count.c,
+ * The perf.data reader's headers-only counting mode (lib/perfdata/count.c,
  * behind perfring_perfdata_count and perfring-dump --stats), which reads
  * the file with several threads and walks the record headers chunk by
  * chunk: its counts equal a plain walk's on synthetic data sections with
@@ -20,7 +20,7 @@
 
 #include <perfring/perfring.h>
 
-#include "perfdata-count.h"
+#include "perfdata/count.h"
 #include "testutil.h"
 
 #define NTYPES PERFRING_PERFDATA_STATS_TYPES

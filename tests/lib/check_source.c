@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The sources API (lib/source.c, lib/validate.c, the ring reader's RESYNC):
+ * The sources API (lib/source/source.c, lib/ring/validate.c, the ring reader's RESYNC):
  *  - perfring_probe / perfring_probe_fd tell a ring file, file-mode and
  *    pipe-mode perf.data (in a file and in a real pipe, either byte order)
  *    apart, and name the file and the offset for a directory, an empty or

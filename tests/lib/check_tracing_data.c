@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The tracing-data validator (perfring_tracing_data_check,
- * lib/tracing-data.c) on real blobs: the TRACING_DATA feature perf 6.1
+ * lib/tracing/tracing-data.c) on real blobs: the TRACING_DATA feature perf 6.1
  * wrote for `perf record -e sched:sched_switch -e irq:irq_handler_entry
  * -e ftrace:print -a` (tests/fixtures/td-sched-irq-ftrace.blob, version
  * 0.6), the same in big-endian framing, a 0.5 blob made from it (version

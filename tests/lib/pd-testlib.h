@@ -5,7 +5,7 @@
  * header), and an independent byte-swapper that turns a little-endian
  * perf.data into the big-endian file a big-endian perf would have written.
  * Written from the format description (doc/perf-format.md 5), not from
- * lib/perfdata-swap.c, so that a wrong rule does not cancel itself out.
+ * lib/perfdata/swap.c, so that a wrong rule does not cancel itself out.
  */
 #ifndef PERFRING_PD_TESTLIB_H
 #define PERFRING_PD_TESTLIB_H

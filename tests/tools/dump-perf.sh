@@ -52,7 +52,7 @@ else
 	echo "# no tests/workloads/wl-threads: multithreaded recording not tested"
 fi
 # more than 8 MiB of data: --stats reads it with several threads
-# (perfring_perfdata_count, lib/perfdata-count.c); recorded again for longer if the machine was slow
+# (perfring_perfdata_count, lib/perfdata/count.c); recorded again for longer if the machine was slow
 if [ -x "$WL/wl-threads" ]; then
 	for secs in 1.2 4; do
 		rec big -e cpu-clock -c 10000 -g -- "$WL/wl-threads" "$secs"

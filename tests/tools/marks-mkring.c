@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * marks-mkring: marker ring files (the format of include/perfring/marks.h and
- * lib/marks.c) for tests/tools/markers.sh, written with the ring API as the
+ * lib/marks/marks.c) for tests/tools/markers.sh, written with the ring API as the
  * library's marking functions will write them.
  *
  *   marks-mkring [OPTIONS] RING STEP...

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Sources: tell a ring file from a perf.data (file or pipe mode, either
+ * byte order) by its magic, and read any of them through one interface.
+ *
+ * Magics (first 8 bytes): "PRFRING\0" a perfring ring descriptor;
+ * "PERFILE2" perf.data version 2 in this byte order, "2ELIFREP" the other
+ * order; "PERFFILE" the legacy format, whose magic has these bytes in
+ * either byte order (the byte order is told by sizes: a pipe header's 16
+ * or, in a file header, attr_size; see lib/perfdata/reader.c legacy_order).  Pipe
+ * mode is told by the header size that follows the magic: 16 (file mode:
+ * 104, or 72 for the oldest format).  A stream cannot be peeked without consuming
+ * it, so it is taken as pipe-mode perf.data and its magic is checked by
+ * the perf.data reader when opened.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/internal.h"
+#include "perfdata/private.h"
+
+_Static_assert(PERFRING_SOURCE_REC_COMPRESSED == PERFRING_PERFDATA_REC_COMPRESSED &&
+	       PERFRING_SOURCE_REC_ID == PERFRING_PERFDATA_REC_ID &&
+	       PERFRING_SOURCE_REC_UNKNOWN_ID == PERFRING_PERFDATA_REC_UNKNOWN_ID &&
+	       PERFRING_SOURCE_REC_SWAPPED == PERFRING_PERFDATA_REC_SWAPPED,
+	       "record flags are passed through");
+
+static uint64_t bswap64(uint64_t v)
+{
+	return __builtin_bswap64(v);
+}
+
+static int probe_fd(int fd, const char *name, struct perfring_probe *out,
+		    struct perfring_diag *diag);
+
+PERFRING_API int perfring_probe_fd(int fd, const char *name, struct perfring_probe *out,
+				   struct perfring_diag *diag)
+{
+	struct perfring_probe p = { .sz = sizeof(p) };
+	int err;
+
+	if (!out || out->sz < sizeof(*out) || out->sz > PERFRING_STRUCT_MAX) {
+		pr_diag_set(diag, -EINVAL, name, PR_NO_OFFSET,
+			    "struct perfring_probe: sz not set to its size");
+		return -EINVAL;
+	}
+	err = probe_fd(fd, name, &p, diag);
+	perfring_struct_fill(out, sizeof(p), &p, sizeof(p));
+	return err;
+}
+
+/*
+ * The byte order of a legacy "PERFFILE" perf.data, told as the reader
+ * tells it: a pipe header's size 16, else a file header's attr_size (an
+ * attr ABI size + 16).  0 when it cannot be told: the reader says why.
+ */
+static int legacy_swapped(int fd, const unsigned char *m, size_t got)
+{
+	unsigned char b[8];
+	uint64_t hs, as;
+
+	if (got < 16)
+		return 0;
+	hs = pr_get64(m + 8);
+	if (hs == 16 || bswap64(hs) == 16)
+		return hs != 16;
+	if (pread(fd, b, 8, 16) != 8)
+		return 0;
+	as = pr_get64(b);
+	switch (bswap64(as)) {
+	case 80: case 88: case 96: case 112: case 120:
+		return as != bswap64(as);
+	default:
+		return 0;
+	}
+}
+
+/* perfring_probe_fd into our own struct (out->sz is ours). */
+static int probe_fd(int fd, const char *name, struct perfring_probe *out,
+		    struct perfring_diag *diag)
+{
+	unsigned char m[16];
+	char fdname[32];
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	uint64_t hsz;
+	int err;
+
+	if (!name) {
+		snprintf(fdname, sizeof(fdname), "fd %d", fd);
+		name = fdname;
+	}
+	if (fd < 0) {
+		pr_diag_set(diag, -EINVAL, name, PR_NO_OFFSET, "bad arguments");
+		return -EINVAL;
+	}
+	out->kind = PERFRING_SOURCE_UNKNOWN;
+	out->swapped = 0;
+	out->is_stream = 0;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot stat: %s", strerror(errno));
+		return err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		pr_diag_set(diag, -EISDIR, name, 0, "is a directory");
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		out->kind = PERFRING_SOURCE_PERFDATA_PIPE;
+		out->is_stream = 1;
+		return 0;
+	}
+	while (got < sizeof(m)) {
+		n = pread(fd, m + got, sizeof(m) - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			pr_diag_set(diag, err, name, got, "cannot read: %s", strerror(errno));
+			return err;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < 8) {
+		pr_diag_set(diag, -EBADMSG, name, got,
+			    "file ends inside the magic: neither a perf.data nor a perfring ring file");
+		return -EBADMSG;
+	}
+	if (!memcmp(m, "PRFRING", 8)) {
+		out->kind = PERFRING_SOURCE_RING;
+		return 0;
+	}
+	if (!memcmp(m, "PERFILE2", 8)) {
+		out->swapped = 0;
+	} else if (!memcmp(m, "2ELIFREP", 8)) {
+		out->swapped = 1;
+	} else if (!memcmp(m, "PERFFILE", 8)) {
+		out->swapped = legacy_swapped(fd, m, got);
+	} else {
+		pr_diag_set(diag, -EBADMSG, name, 0,
+			    "unknown magic 0x%016" PRIx64
+			    ": neither a perf.data (\"PERFILE2\") nor a perfring ring file (\"PRFRING\")",
+			    pr_get64(m));
+		return -EBADMSG;
+	}
+	/* a header cut short is the perf.data reader's to report */
+	hsz = got >= 16 ? pr_get64(m + 8) : 0;
+	if (out->swapped)
+		hsz = bswap64(hsz);
+	out->kind = hsz == 16 ? PERFRING_SOURCE_PERFDATA_PIPE : PERFRING_SOURCE_PERFDATA;
+	return 0;
+}
+
+PERFRING_API int perfring_probe(const char *path, struct perfring_probe *out,
+				struct perfring_diag *diag)
+{
+	int fd, err;
+
+	if (!path) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no path");
+		return -EINVAL;
+	}
+	if (!strcmp(path, "-"))
+		return perfring_probe_fd(0, "-", out, diag);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, path, PR_NO_OFFSET, "%s", strerror(errno));
+		return err;
+	}
+	err = perfring_probe_fd(fd, path, out, diag);
+	close(fd);
+	return err;
+}
+
+/* ---- sources -------------------------------------------------------------------- */
+
+struct id_entry {
+	uint64_t id;
+	int idx;
+};
+
+struct perfring_source {
+	enum perfring_source_kind kind;
+	int swapped;
+	char name[256];
+	struct perfring_ring *ring;
+	struct perfring_reader *rd;
+	struct perfring_perfdata *pd;
+	/* ring: sample id -> event, sorted by id */
+	struct id_entry *ids;
+	size_t nr_ids;
+	const struct perfring_attr *a0;	/* ring: event 0's attr */
+	struct pr_id_rule rule;		/* ring: perf's id rule, by event 0 */
+	int err;			/* sticky */
+	struct perfring_diag diag;
+};
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_entry *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int ring_index_ids(struct perfring_source *s)
+{
+	uint32_t n = perfring_ring_nr_events(s->ring);
+	size_t total = 0, k = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		PERFRING_EVENT_DESC(e);
+
+		if (perfring_ring_event(s->ring, i, &e) == 0)
+			total += e.nr_ids;
+	}
+	if (!total)
+		return 0;
+	s->ids = calloc(total, sizeof(*s->ids));
+	if (!s->ids)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		PERFRING_EVENT_DESC(e);
+
+		if (perfring_ring_event(s->ring, i, &e) < 0)
+			continue;
+		for (uint32_t j = 0; j < e.nr_ids; j++)
+			s->ids[k++] = (struct id_entry){ e.ids[j], (int)i };
+	}
+	/* stable for equal ids: the first event listing an id keeps it */
+	qsort(s->ids, k, sizeof(*s->ids), id_cmp);
+	s->nr_ids = k;
+	return 0;
+}
+
+static int ring_find_id(const struct perfring_source *s, uint64_t id)
+{
+	size_t lo = 0, hi = s->nr_ids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* equal ids: the lowest event index, as a linear walk would find */
+	if (lo < s->nr_ids && s->ids[lo].id == id) {
+		int best = s->ids[lo].idx;
+
+		for (size_t i = lo + 1; i < s->nr_ids && s->ids[i].id == id; i++)
+			if (s->ids[i].idx < best)
+				best = s->ids[i].idx;
+		return best;
+	}
+	return -ENOENT;
+}
+
+/* A ring file by path, named `name` in diagnostics; read-write when the
+ * file allows it (consume then moves data_tail), as perfring_ring_open. */
+static int open_ring_path(const char *path, const char *name, struct perfring_diag *diag,
+			  struct perfring_ring **out)
+{
+	int fd, err;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EROFS))
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot open: %s", strerror(errno));
+		return err;
+	}
+	err = pr_ring_open_fd_named(fd, PERFRING_RING_READ, name, diag, out);
+	close(fd);
+	return err;
+}
+
+static int open_common(int fd, const char *path, const struct perfring_source_opts *uopts,
+		       struct perfring_diag *diag, struct perfring_source **out)
+{
+	struct perfring_probe pr = { .sz = sizeof(pr) };
+	struct perfring_source_opts o = { .sz = sizeof(o) };
+	const struct perfring_source_opts *opts = NULL;
+	struct perfring_source *s;
+	const char *name;
+	char fdname[32];
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (uopts) {
+		err = perfring_opts_load(&o, sizeof(o), uopts, sizeof(o), "perfring_source_opts",
+					 path, diag);
+		if (err < 0)
+			return err;
+		opts = &o;
+		if (o.flags & ~PERFRING_SOURCE_RESYNC) {
+			pr_diag_set(diag, -EINVAL, o.name ? o.name : path, PR_NO_OFFSET,
+				    "unknown source flags 0x%x", o.flags);
+			return -EINVAL;
+		}
+	}
+	name = opts && opts->name ? opts->name : path;
+	if (!name) {
+		snprintf(fdname, sizeof(fdname), "fd %d", fd);
+		name = fdname;
+	}
+	if (path && strcmp(path, "-"))
+		err = perfring_probe(path, &pr, diag);
+	else
+		err = perfring_probe_fd(path ? 0 : fd, name, &pr, diag);
+	if (err < 0) {
+		if (diag && opts && opts->name)
+			snprintf(diag->file, sizeof(diag->file), "%s", opts->name);
+		return err;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->kind = pr.kind;
+	s->swapped = pr.swapped;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	if (pr.kind == PERFRING_SOURCE_RING) {
+		PERFRING_READER_OPTS(ro);
+
+		if (path && strcmp(path, "-"))
+			err = open_ring_path(path, s->name, diag, &s->ring);
+		else
+			err = pr_ring_open_fd_named(path ? 0 : fd, PERFRING_RING_READ, s->name, diag,
+						    &s->ring);
+		if (err < 0)
+			goto fail;
+		if (opts) {
+			ro.flags = (opts->flags & PERFRING_SOURCE_RESYNC) ? PERFRING_READER_RESYNC : 0;
+			ro.registry = opts->registry;
+			ro.on_damage = opts->on_damage;
+			ro.user = opts->user;
+		}
+		err = perfring_reader_new_opts(s->ring, &ro, &s->rd);
+		if (!err)
+			err = ring_index_ids(s);
+		s->a0 = perfring_ring_attr_for_id(s->ring, 0);
+		if (s->a0)
+			pr_id_rule_init(&s->rule, s->a0);
+		if (err < 0) {
+			pr_diag_set(diag, err, s->name, PR_NO_OFFSET, "%s", strerror(-err));
+			goto fail;
+		}
+	} else {
+		PERFRING_PERFDATA_OPTS(po, .name = s->name);
+
+		if (opts)
+			po.window = opts->window;
+		if (path && strcmp(path, "-"))
+			err = perfring_perfdata_open(path, &po, diag, &s->pd);
+		else
+			err = perfring_perfdata_open_fd(path ? 0 : fd, &po, diag, &s->pd);
+		if (err < 0)
+			goto fail;
+		s->swapped = perfring_perfdata_needs_swap(s->pd);
+		s->kind = perfring_perfdata_is_pipe(s->pd) ? PERFRING_SOURCE_PERFDATA_PIPE :
+							     PERFRING_SOURCE_PERFDATA;
+	}
+	*out = s;
+	return 0;
+fail:
+	if (diag && !diag->file[0])
+		snprintf(diag->file, sizeof(diag->file), "%s", s->name);
+	perfring_source_close(s);
+	return err;
+}
+
+PERFRING_API int perfring_source_open(const char *path, const struct perfring_source_opts *opts,
+				      struct perfring_diag *diag, struct perfring_source **out)
+{
+	if (!path) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no path");
+		return -EINVAL;
+	}
+	return open_common(-1, path, opts, diag, out);
+}
+
+PERFRING_API int perfring_source_open_fd(int fd, const struct perfring_source_opts *opts,
+					 struct perfring_diag *diag,
+					 struct perfring_source **out)
+{
+	if (fd < 0) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad fd");
+		return -EINVAL;
+	}
+	return open_common(fd, NULL, opts, diag, out);
+}
+
+PERFRING_API void perfring_source_close(struct perfring_source *s)
+{
+	if (!s)
+		return;
+	perfring_reader_free(s->rd);
+	perfring_ring_close(s->ring);
+	perfring_perfdata_close(s->pd);
+	free(s->ids);
+	free(s);
+}
+
+PERFRING_API enum perfring_source_kind perfring_source_kind(const struct perfring_source *s)
+{
+	return s ? s->kind : PERFRING_SOURCE_UNKNOWN;
+}
+
+PERFRING_API int perfring_source_swapped(const struct perfring_source *s)
+{
+	return s ? s->swapped : 0;
+}
+
+PERFRING_API struct perfring_ring *perfring_source_ring(const struct perfring_source *s)
+{
+	return s ? s->ring : NULL;
+}
+
+PERFRING_API struct perfring_perfdata *perfring_source_perfdata(const struct perfring_source *s)
+{
+	return s ? s->pd : NULL;
+}
+
+PERFRING_API struct perfring_reader *perfring_source_reader(const struct perfring_source *s)
+{
+	return s ? s->rd : NULL;
+}
+
+PERFRING_API uint32_t perfring_source_nr_events(const struct perfring_source *s)
+{
+	if (!s)
+		return 0;
+	return s->ring ? perfring_ring_nr_events(s->ring) : perfring_perfdata_nr_attrs(s->pd);
+}
+
+PERFRING_API int perfring_source_event(const struct perfring_source *s, uint32_t idx,
+				       struct perfring_event_desc *out)
+{
+	struct perfring_event_desc d = { .sz = sizeof(d) };
+	int err;
+
+	if (!s || !out)
+		return -EINVAL;
+	if (s->ring) {
+		err = perfring_ring_event(s->ring, idx, &d);
+		if (err)
+			return err;
+		if (d.name && !d.name[0])
+			d.name = NULL;
+	} else {
+		err = perfring_perfdata_attr(s->pd, idx, &d.attr, &d.ids, &d.nr_ids, &d.name);
+		if (err)
+			return err;
+		d.leader = idx;
+		d.supported = 1;
+	}
+	return perfring_struct_fill(out, PR_EVENT_DESC_MIN, &d, sizeof(d));
+}
+
+PERFRING_API int perfring_source_event_by_id(const struct perfring_source *s, uint64_t id)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->ring)
+		return ring_find_id(s, id);
+	return perfring_perfdata_attr_by_id(s->pd, id);
+}
+
+static int ring_next(struct perfring_source *s, struct perfring_source_record *rec,
+		     struct perfring_diag *diag)
+{
+	struct perfring_record r = { .sz = sizeof(r) };
+	uint32_t nev;
+	uint64_t id;
+	int ret, idx = 0;
+
+	ret = perfring_reader_next(s->rd, &r);
+	if (ret <= 0) {
+		if (ret < 0 && diag)
+			*diag = *perfring_reader_diag(s->rd);
+		return ret;
+	}
+	rec->hdr = r.hdr;
+	rec->type = r.hdr->type;
+	rec->size = r.hdr->size;
+	rec->offset = r.offset;
+	rec->inner_offset = 0;
+	rec->extra_size = 0;
+	rec->flags = 0;
+	rec->id = 0;
+	rec->event = -1;
+	rec->attr = NULL;
+	nev = perfring_ring_nr_events(s->ring);
+	if (!nev || rec->type >= PERFRING_RECORD_HEADER_ATTR || rec->type == PERFRING_RECORD_PAD)
+		return 1;
+	if (pr_record_id_at(&s->rule, r.hdr, rec->size, &id) == 1) {
+		rec->id = id;
+		rec->flags |= PERFRING_SOURCE_REC_ID;
+		/* as perf: id 0 (synthesized) and a single event go to event 0 */
+		if (nev > 1 && id != 0) {
+			idx = ring_find_id(s, id);
+			if (idx < 0) {
+				idx = 0;
+				rec->flags |= PERFRING_SOURCE_REC_UNKNOWN_ID;
+			}
+		}
+	}
+	rec->event = idx;
+	rec->attr = s->a0;
+	if (idx != 0) {
+		PERFRING_EVENT_DESC(e);
+
+		if (perfring_ring_event(s->ring, (uint32_t)idx, &e) == 0)
+			rec->attr = e.attr;
+	}
+	return 1;
+}
+
+PERFRING_API int perfring_source_next(struct perfring_source *s,
+				      struct perfring_source_record *rec,
+				      struct perfring_diag *diag)
+{
+	struct perfring_perfdata_record r;
+	int ret;
+
+	if (!s || !rec || rec->sz < sizeof(*rec))
+		return -EINVAL;
+	if (s->err) {
+		if (diag)
+			*diag = s->diag;
+		return s->err;
+	}
+	if (s->ring) {
+		ret = ring_next(s, rec, diag);
+	} else {
+		ret = pr_pd_next(s->pd, &r, diag);
+		if (ret == 1) {
+			rec->hdr = r.header;
+			rec->type = r.type;
+			rec->size = r.size;
+			rec->offset = r.offset;
+			rec->inner_offset = r.inner_offset;
+			rec->extra_size = r.extra_size;
+			rec->event = r.attr_idx;
+			rec->attr = r.attr;
+			rec->id = r.id;
+			rec->flags = r.flags;
+		}
+	}
+	if (ret < 0) {
+		s->err = ret;
+		if (diag) {
+			if (!diag->file[0])
+				snprintf(diag->file, sizeof(diag->file), "%s", s->name);
+			s->diag = *diag;
+		} else {
+			pr_diag_set(&s->diag, ret, s->name, PR_NO_OFFSET, "%s", strerror(-ret));
+		}
+	}
+	return ret;
+}
+
+PERFRING_API void perfring_source_consume(struct perfring_source *s)
+{
+	if (s && s->rd)
+		perfring_reader_consume(s->rd);
+}
