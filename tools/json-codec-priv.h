@@ -103,11 +103,13 @@ void jc_put_sample_id(GString *out, const struct perfring_attr *a,
 
 /* ---- json-decode.c ---- */
 /*
- * A record as its plugin's JSON members (format_json), and the trailer, if
- * and only if the plugin's parse_json gives the same bytes back from them.
+ * A record as its plugin's JSON members (format_json), appended to out if
+ * and only if the plugin's parse_json gives the same bytes back from them;
+ * *sid_out is then the record's trailer, for the caller to append.
  */
 bool jc_encode_by_plugin(GString *out, const struct perfring_plugin *p,
 			 const struct perfring_attr *a, uint32_t type,
-			 const void *rec, size_t size, unsigned char *buf);
+			 const void *rec, size_t size, unsigned char *buf,
+			 struct perfring_sample_id *sid_out);
 
 #endif

@@ -380,8 +380,9 @@ static int parse_by_plugin(struct dctx *c, struct jc_value *obj, const struct pe
 /* See json-codec-priv.h.  The JSON of a type has one owner, its plugin, in
  * both directions. */
 bool jc_encode_by_plugin(GString *out, const struct perfring_plugin *p,
-			     const struct perfring_attr *a, uint32_t type,
-			     const void *rec, size_t size, unsigned char *buf)
+			 const struct perfring_attr *a, uint32_t type,
+			 const void *rec, size_t size, unsigned char *buf,
+			 struct perfring_sample_id *sid_out)
 {
 	/* Grown as needed: an escaped filename takes up to 6 bytes a byte. */
 	static char *text;
@@ -421,7 +422,7 @@ bool jc_encode_by_plugin(GString *out, const struct perfring_plugin *p,
 			g_string_append_c(out, ',');
 			g_string_append_len(out, text + 1, n);
 		}
-		jc_put_sample_id(out, a, &sid);
+		*sid_out = sid;
 		ok = true;
 	}
 	jc_value_free(obj);

@@ -211,6 +211,20 @@ void jc_put_sample_id(GString *out, const struct perfring_attr *a,
 	g_string_append_c(out, '}');
 }
 
+/* A record as its plugin's members (json-decode.c checks them both ways),
+ * then its trailer. */
+static bool by_plugin(GString *out, const struct perfring_plugin *p,
+		      const struct perfring_attr *a, uint32_t type,
+		      const void *rec, size_t size, unsigned char *buf)
+{
+	struct perfring_sample_id sid;
+
+	if (!jc_encode_by_plugin(out, p, a, type, rec, size, buf, &sid))
+		return false;
+	jc_put_sample_id(out, a, &sid);
+	return true;
+}
+
 static void put_u64s(GString *out, const void *p, size_t n, bool addr)
 {
 	g_string_append_c(out, '[');
@@ -432,10 +446,10 @@ void jc_encode_record(GString *out, const struct perfring_registry *reg,
 	case PERFRING_RECORD_FORK:
 	case PERFRING_RECORD_EXIT:
 		known = true;
-		decoded = a && p && jc_encode_by_plugin(out, p, a, type, rec, size, buf);
+		decoded = a && p && by_plugin(out, p, a, type, rec, size, buf);
 		break;
 	default:
-		decoded = a && p && jc_encode_by_plugin(out, p, a, type, rec, size, buf);
+		decoded = a && p && by_plugin(out, p, a, type, rec, size, buf);
 		break;
 	}
 	if (!decoded) {
