@@ -7,7 +7,7 @@ lib_libperfring_la_SOURCES = \
 	lib/util/buf.h lib/util/buf.c \
 	lib/ring/ring.c lib/ring/record.c lib/ring/validate.c \
 	lib/registry/registry.c \
-	lib/perfdata/private.h lib/perfdata/reader.c lib/perfdata/count.h \
+	lib/perfdata/format.h lib/perfdata/private.h lib/perfdata/reader.c lib/perfdata/count.h \
 	lib/perfdata/count.c lib/perfdata/features.c lib/perfdata/feature-data.c lib/perfdata/swap.c \
 	lib/tracing/tracing.h lib/tracing/tracefs.c lib/tracing/tracing-data.c \
 	lib/jit/internal.h lib/jit/jitdump.c lib/jit/elf.c lib/jit/perfmap.c \

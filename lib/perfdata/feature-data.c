@@ -124,14 +124,14 @@ int pr_pd_event_desc_walk(int swap, const void *data, size_t size,
 {
 	struct pr_cur c = { data, size, 0, swap, 0 };
 	uint32_t nr, asz, i, j, nr_ids;
-	unsigned char abuf[PD_ATTR_MAX];
+	unsigned char abuf[PR_PD_ATTR_MAX];
 	const unsigned char *a;
 	const char *name;
 	int nlen, err;
 
 	if (pr_c_u32(&c, &nr) || pr_c_u32(&c, &asz))
 		return -EBADMSG;
-	if (asz < PERFRING_ATTR_SIZE_VER0 || asz > PD_ATTR_MAX)
+	if (asz < PERFRING_ATTR_SIZE_VER0 || asz > PR_PD_ATTR_MAX)
 		return -EBADMSG;
 	if (nr > size / asz)
 		return -EBADMSG;
@@ -145,7 +145,7 @@ int pr_pd_event_desc_walk(int swap, const void *data, size_t size,
 		if (swap)
 			pr_pd_swap_attr(abuf, asz);
 		memset(&attr, 0, sizeof(attr));
-		memcpy(&attr, abuf, asz < PD_ATTR_KNOWN ? asz : PD_ATTR_KNOWN);
+		memcpy(&attr, abuf, asz < PR_PD_ATTR_KNOWN ? asz : PR_PD_ATTR_KNOWN);
 		if (pr_c_u32(&c, &nr_ids) || pr_c_str(&c, &name, &nlen))
 			return -EBADMSG;
 		if (nr_ids > (c.len - c.pos) / 8)

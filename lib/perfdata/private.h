@@ -9,12 +9,9 @@
 
 #include <perfring/perfring.h>
 
+#include "perfdata/format.h"
 #include "util/internal.h"
 
-/* Sizes of the on-disk attr this library knows (VER8). */
-#define PD_ATTR_KNOWN 136u
-/* Largest attr.size accepted (perf has none; the kernel caps at a page). */
-#define PD_ATTR_MAX 4096u
 
 static inline void pd_sw16(void *p) { pr_put16(p, bswap_16(pr_get16(p))); }
 static inline void pd_sw32(void *p) { pr_put32(p, bswap_32(pr_get32(p))); }

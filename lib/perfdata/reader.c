@@ -41,8 +41,6 @@
 #include "perfdata/count.h"
 #include "perfdata/private.h"
 
-#define PD_MAGIC 0x32454c4946524550ull		/* "PERFILE2" */
-#define PD_MAGIC_V1 0x454c494646524550ull	/* "PERFFILE": legacy, see legacy_order() */
 #define PD_WINDOW_DEFAULT (1u << 20)
 #define PD_WINDOW_MIN (128u << 10)
 #define PD_PIPE_START (4u << 10)	/* first pipe-mode buffer */
@@ -300,7 +298,7 @@ static int add_attr(struct perfring_perfdata *pd, const unsigned char *raw,
 	if (!a)
 		return -ENOMEM;
 	pd->attrs[pd->nr_attrs] = a;
-	memcpy(&a->attr, raw, raw_len < PD_ATTR_KNOWN ? raw_len : PD_ATTR_KNOWN);
+	memcpy(&a->attr, raw, raw_len < PR_PD_ATTR_KNOWN ? raw_len : PR_PD_ATTR_KNOWN);
 	if (nr_ids) {
 		a->ids = malloc(nr_ids * sizeof(*ids));
 		if (!a->ids) {
@@ -443,7 +441,7 @@ static int read_attrs(struct perfring_perfdata *pd, struct perfring_diag *diag)
 	const struct perfring_perfdata_header *h = &pd->hdr;
 	/* on the stack: a 4 KiB malloc per open (AddressSanitizer fills
 	 * it) was a tenth of an open of a small file */
-	alignas(8) unsigned char raw[PD_ATTR_MAX + 16];
+	alignas(8) unsigned char raw[PR_PD_ATTR_MAX + 16];
 	uint64_t *ids = NULL;
 	uint64_t off, end, nr, i, j;
 	int err = 0, size0;
@@ -487,10 +485,10 @@ static int read_attrs(struct perfring_perfdata *pd, struct perfring_diag *diag)
 		 * reads the ids of a 72-byte legacy attr 8 bytes early. */
 		if (sz == 0)
 			sz = pd->legacy ? h->attr_size - 16 : PERFRING_ATTR_SIZE_VER0;
-		if (sz < PERFRING_ATTR_SIZE_VER0 || sz > PD_ATTR_MAX || sz % 8) {
+		if (sz < PERFRING_ATTR_SIZE_VER0 || sz > PR_PD_ATTR_MAX || sz % 8) {
 			err = fail(pd, diag, -EBADMSG, off + 4,
 				   "attr %" PRIu64 " has a bad size %" PRIu64 " (want a multiple of 8 in 64..%u)",
-				   i, sz, PD_ATTR_MAX);
+				   i, sz, PR_PD_ATTR_MAX);
 			goto out;
 		}
 		if (off + sz + 16 > end) {
@@ -630,7 +628,7 @@ static void read_event_types(struct perfring_perfdata *pd, const unsigned char *
 static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *first16,
 			  uint64_t hsize, struct perfring_diag *diag)
 {
-	unsigned char h[104];
+	unsigned char h[PR_PD_FILE_HEADER_SIZE];
 	struct stat st;
 	int err;
 
@@ -641,17 +639,17 @@ static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *fir
 		return fail(pd, diag, -EIO, PR_NO_OFFSET, "fstat failed");
 	pd->file_size = (uint64_t)st.st_size > (uint64_t)pd->base ?
 			(uint64_t)st.st_size - (uint64_t)pd->base : 0;
-	if (pd->legacy && hsize != 72 && hsize != 104)
+	if (pd->legacy && hsize != PR_PD_OLD_HEADER_SIZE && hsize != PR_PD_FILE_HEADER_SIZE)
 		return fail(pd, diag, -EBADMSG, 8,
 			    "bad header size %" PRIu64 " of a legacy PERFFILE file (want 72, or 104 with the feature bitmap; 16 for pipe mode)",
 			    hsize);
-	if (hsize < 72 || hsize > 4096)
+	if (hsize < PR_PD_OLD_HEADER_SIZE || hsize > 4096)
 		return fail(pd, diag, -EBADMSG, 8,
 			    "bad header size %" PRIu64 " (want 16 for pipe mode, 104, or 72 for old files)",
 			    hsize);
 	memset(h, 0, sizeof(h));
-	memcpy(h, first16, 16);
-	if (pread_full(pd, 16, h + 16, (hsize < 104 ? hsize : 104) - 16))
+	memcpy(h, first16, PR_PD_PIPE_HEADER_SIZE);
+	if (pread_full(pd, 16, h + 16, (hsize < PR_PD_FILE_HEADER_SIZE ? hsize : PR_PD_FILE_HEADER_SIZE) - 16))
 		return fail(pd, diag, -EBADMSG, 16, "file ends inside the %" PRIu64 "-byte header",
 			    hsize);
 	pd->hdr.header_size = hsize;
@@ -660,8 +658,8 @@ static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *fir
 	pd->hdr.attrs_size = g64(pd, h + 32);
 	pd->hdr.data_offset = g64(pd, h + 40);
 	pd->hdr.data_size = g64(pd, h + 48);
-	if (hsize >= 104)
-		feature_bitmap(pd, h + 72);
+	if (hsize >= PR_PD_FILE_HEADER_SIZE)
+		feature_bitmap(pd, h + PR_PD_OLD_HEADER_SIZE);
 
 	if (pd->hdr.data_offset < hsize || pd->hdr.data_offset > pd->file_size)
 		return fail(pd, diag, -EBADMSG, 40,
@@ -729,7 +727,7 @@ static int legacy_order(struct perfring_perfdata *pd, const unsigned char *first
 	unsigned char b[8];
 	size_t i;
 
-	if (hs == 16 || bswap_64(hs) == 16) {
+	if (hs == PR_PD_PIPE_HEADER_SIZE || bswap_64(hs) == PR_PD_PIPE_HEADER_SIZE) {
 		pd->swap = hs != 16;
 		return 0;
 	}
@@ -801,16 +799,16 @@ static int pd_open(int fd, int own, const char *defname,
 		got += (size_t)r;
 	}
 	magic = pr_get64(first);
-	if (magic == PD_MAGIC) {
+	if (magic == PR_PD_MAGIC) {
 		pd->swap = 0;
-	} else if (magic == bswap_64(PD_MAGIC)) {
+	} else if (magic == bswap_64(PR_PD_MAGIC)) {
 		pd->swap = 1;
-	} else if (magic == PD_MAGIC_V1) {
+	} else if (magic == PR_PD_MAGIC_V1) {
 		pd->legacy = 1;
 		err = legacy_order(pd, first, diag);
 		if (err)
 			goto fail;
-	} else if (magic == bswap_64(PD_MAGIC_V1)) {
+	} else if (magic == bswap_64(PR_PD_MAGIC_V1)) {
 		err = fail(pd, diag, -EBADMSG, 0,
 			   "magic \"ELIFFREP\" is not a perf.data: the legacy magic \"PERFFILE\" has the same bytes in either byte order");
 		goto fail;
@@ -822,7 +820,7 @@ static int pd_open(int fd, int own, const char *defname,
 	}
 	pd->hdr.version = pd->legacy ? 1 : 2;
 	hsize = g64(pd, first + 8);
-	if (hsize == 16) {
+	if (hsize == PR_PD_PIPE_HEADER_SIZE) {
 		pd->pipe = 1;
 		pd->hdr.header_size = 16;
 		pd->buf_off = 16;

@@ -24,8 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/internal.h"
+#include <perfring/core/core.h>
+
 #include "perfdata/private.h"
+#include "util/internal.h"
 
 _Static_assert(PERFRING_SOURCE_REC_COMPRESSED == PERFRING_PERFDATA_REC_COMPRESSED &&
 	       PERFRING_SOURCE_REC_ID == PERFRING_PERFDATA_REC_ID &&
@@ -70,8 +72,8 @@ static int legacy_swapped(int fd, const unsigned char *m, size_t got)
 	if (got < 16)
 		return 0;
 	hs = pr_get64(m + 8);
-	if (hs == 16 || bswap64(hs) == 16)
-		return hs != 16;
+	if (hs == PR_PD_PIPE_HEADER_SIZE || bswap64(hs) == PR_PD_PIPE_HEADER_SIZE)
+		return hs != PR_PD_PIPE_HEADER_SIZE;
 	if (pread(fd, b, 8, 16) != 8)
 		return 0;
 	as = pr_get64(b);
@@ -138,15 +140,15 @@ static int probe_fd(int fd, const char *name, struct perfring_probe *out,
 			    "file ends inside the magic: neither a perf.data nor a perfring ring file");
 		return -EBADMSG;
 	}
-	if (!memcmp(m, "PRFRING", 8)) {
+	if (!memcmp(m, PERFRING_CORE_FILE_MAGIC, 8)) {
 		out->kind = PERFRING_SOURCE_RING;
 		return 0;
 	}
-	if (!memcmp(m, "PERFILE2", 8)) {
+	if (pr_get64(m) == PR_PD_MAGIC) {
 		out->swapped = 0;
-	} else if (!memcmp(m, "2ELIFREP", 8)) {
+	} else if (pr_get64(m) == bswap_64(PR_PD_MAGIC)) {
 		out->swapped = 1;
-	} else if (!memcmp(m, "PERFFILE", 8)) {
+	} else if (pr_get64(m) == PR_PD_MAGIC_V1) {
 		out->swapped = legacy_swapped(fd, m, got);
 	} else {
 		pr_diag_set(diag, -EBADMSG, name, 0,
@@ -159,7 +161,7 @@ static int probe_fd(int fd, const char *name, struct perfring_probe *out,
 	hsz = got >= 16 ? pr_get64(m + 8) : 0;
 	if (out->swapped)
 		hsz = bswap64(hsz);
-	out->kind = hsz == 16 ? PERFRING_SOURCE_PERFDATA_PIPE : PERFRING_SOURCE_PERFDATA;
+	out->kind = hsz == PR_PD_PIPE_HEADER_SIZE ? PERFRING_SOURCE_PERFDATA_PIPE : PERFRING_SOURCE_PERFDATA;
 	return 0;
 }
 

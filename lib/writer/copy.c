@@ -24,9 +24,9 @@
 static int writer_owned(uint32_t id)
 {
 	switch (id) {
-	case FEAT_EVENT_DESC:
-	case FEAT_COMPRESSED:
-	case FEAT_SAMPLE_TIME:
+	case PERFRING_FEAT_EVENT_DESC:
+	case PERFRING_FEAT_COMPRESSED:
+	case PERFRING_FEAT_SAMPLE_TIME:
 	case PERFRING_FEAT_AUXTRACE:	/* an index of AUXTRACE records: not written */
 	case PERFRING_FEAT_DIR_FORMAT:	/* the output is one file */
 		return 1;
@@ -39,7 +39,7 @@ int wr_set_given(struct perfring_writer *w, uint32_t id, const void *p, size_t n
 	struct pr_buf *g;
 
 	if (!w->given) {
-		w->given = calloc(WR_NR_FEAT_IDS, sizeof(*w->given));
+		w->given = calloc(PR_PD_NR_FEAT_IDS, sizeof(*w->given));
 		if (!w->given)
 			return -ENOMEM;
 	}
@@ -64,12 +64,12 @@ PERFRING_API int perfring_writer_set_feature(struct perfring_writer *w, uint32_t
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad argument");
 		return -EINVAL;
 	}
-	if (id == 0 || id >= WR_NR_FEAT_IDS || writer_owned(id)) {
+	if (id == 0 || id >= PR_PD_NR_FEAT_IDS || writer_owned(id)) {
 		const char *n = perfring_perfdata_feature_name(id);
 
 		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
 			    "feature %" PRIu32 " (%s) %s", id, n ? n : "unknown",
-			    id == 0 || id >= WR_NR_FEAT_IDS ? "is not a feature id (1..255)" :
+			    id == 0 || id >= PR_PD_NR_FEAT_IDS ? "is not a feature id (1..255)" :
 			    "is built by the writer, not given");
 		return -EINVAL;
 	}
@@ -78,7 +78,7 @@ PERFRING_API int perfring_writer_set_feature(struct perfring_writer *w, uint32_t
 			    "a pipe-mode stream has written its features already");
 		return -EBUSY;
 	}
-	if (id == FEAT_TRACING_DATA) {
+	if (id == PERFRING_FEAT_TRACING_DATA) {
 		w->tdata.len = 0;
 		w->tdata.oom = 0;
 		if (size)
@@ -170,23 +170,23 @@ static int swap_feature(uint32_t id, unsigned char *p, size_t n, long nr_cpus)
 	uint32_t i, k, nr;
 
 	switch (id) {
-	case FEAT_TRACING_DATA:		/* its own byte-order flag */
+	case PERFRING_FEAT_TRACING_DATA:		/* its own byte-order flag */
 	case PERFRING_FEAT_BRANCH_STACK:
 	case PERFRING_FEAT_STAT:
 		return 0;
-	case FEAT_HOSTNAME: case FEAT_OSRELEASE: case FEAT_VERSION: case FEAT_ARCH:
-	case FEAT_CPUDESC: case FEAT_CPUID:
+	case PERFRING_FEAT_HOSTNAME: case PERFRING_FEAT_OSRELEASE: case PERFRING_FEAT_VERSION: case PERFRING_FEAT_ARCH:
+	case PERFRING_FEAT_CPUDESC: case PERFRING_FEAT_CPUID:
 		swstr(&c);
 		break;
-	case FEAT_NRCPUS:
+	case PERFRING_FEAT_NRCPUS:
 		sw32(&c);
 		sw32(&c);
 		break;
-	case FEAT_TOTAL_MEM: case FEAT_CLOCKID:
+	case PERFRING_FEAT_TOTAL_MEM: case PERFRING_FEAT_CLOCKID:
 	case PERFRING_FEAT_MEM_TOPOLOGY:	/* u64s only */
 		swrest64(&c);
 		break;
-	case FEAT_BUILD_ID:
+	case PERFRING_FEAT_BUILD_ID:
 		while (!c.bad && c.pos < c.len) {
 			size_t start = c.pos, sz;
 
@@ -253,7 +253,7 @@ static int swap_feature(uint32_t id, unsigned char *p, size_t n, long nr_cpus)
 			swstrs(&c, 3);
 		}
 		break;
-	case FEAT_CLOCK_DATA:
+	case PERFRING_FEAT_CLOCK_DATA:
 		sw32(&c);
 		sw32(&c);
 		sw64(&c);
@@ -309,9 +309,9 @@ static int merge_build_ids(struct perfring_writer *w, const unsigned char *p, si
 	size_t off = 0;
 	int r;
 
-	if (!wr_given(w, FEAT_BUILD_ID))
-		return wr_set_given(w, FEAT_BUILD_ID, p, n);
-	tab = &w->given[FEAT_BUILD_ID];
+	if (!wr_given(w, PERFRING_FEAT_BUILD_ID))
+		return wr_set_given(w, PERFRING_FEAT_BUILD_ID, p, n);
+	tab = &w->given[PERFRING_FEAT_BUILD_ID];
 	while (n - off >= 36) {
 		size_t sz = pr_get16(p + off + 6);
 
@@ -336,7 +336,7 @@ static long nr_cpus_of(struct perfring_perfdata *pd)
 		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
 
 		if (perfring_perfdata_feature(pd, i, &f, NULL) == 0 &&
-		    f.id == FEAT_NRCPUS && f.size >= 8) {
+		    f.id == PERFRING_FEAT_NRCPUS && f.size >= 8) {
 			uint32_t v = pr_get32(f.data);
 
 			return perfring_perfdata_needs_swap(pd) ? (long)bswap_32(v) : (long)v;
@@ -392,13 +392,13 @@ PERFRING_API int perfring_writer_copy_features(struct perfring_writer *w,
 
 		if (perfring_perfdata_feature(pd, i, &f, NULL) < 0)
 			continue;	/* damaged: the reader reports it */
-		if (f.id == 0 || f.id >= WR_NR_FEAT_IDS || writer_owned(f.id) ||
-		    f.id == FEAT_CMDLINE)
+		if (f.id == 0 || f.id >= PR_PD_NR_FEAT_IDS || writer_owned(f.id) ||
+		    f.id == PERFRING_FEAT_CMDLINE)
 			continue;
-		if (what && !(f.id == FEAT_BUILD_ID && (what & PERFRING_WRITER_COPY_BUILD_IDS)) &&
-		    !(f.id == FEAT_TRACING_DATA && (what & PERFRING_WRITER_COPY_TRACING_DATA)))
+		if (what && !(f.id == PERFRING_FEAT_BUILD_ID && (what & PERFRING_WRITER_COPY_BUILD_IDS)) &&
+		    !(f.id == PERFRING_FEAT_TRACING_DATA && (what & PERFRING_WRITER_COPY_TRACING_DATA)))
 			continue;
-		if (f.id == FEAT_TRACING_DATA && !tracing_ok(w, pd, &f))
+		if (f.id == PERFRING_FEAT_TRACING_DATA && !tracing_ok(w, pd, &f))
 			continue;
 		data = f.data;
 		if (swap && f.size) {
@@ -420,7 +420,7 @@ PERFRING_API int perfring_writer_copy_features(struct perfring_writer *w,
 			}
 			data = copy;
 		}
-		if (f.id == FEAT_BUILD_ID)
+		if (f.id == PERFRING_FEAT_BUILD_ID)
 			r = merge_build_ids(w, data, f.size, conflicts);
 		else
 			r = perfring_writer_set_feature(w, f.id, data, f.size, diag);

@@ -375,7 +375,7 @@ out:
 /* Does the given BUILD_ID table have an entry for file name? */
 static int given_build_id_names(const struct perfring_writer *w, const char *name)
 {
-	const struct pr_buf *g = &w->given[FEAT_BUILD_ID];
+	const struct pr_buf *g = &w->given[PERFRING_FEAT_BUILD_ID];
 	size_t off = 0, nl = strlen(name);
 
 	while (g->len - off >= 36) {
@@ -395,13 +395,13 @@ static int build_id_feature(struct perfring_writer *w, struct pr_buf *b)
 {
 	static const unsigned char zeros[64];
 	size_t i, n = 0;
-	int given = wr_given(w, FEAT_BUILD_ID);
+	int given = wr_given(w, PERFRING_FEAT_BUILD_ID);
 
 	if (w->pipe)
 		return 0;
 	if (given) {
-		pr_buf_put(b, w->given[FEAT_BUILD_ID].p, w->given[FEAT_BUILD_ID].len);
-		n = w->given[FEAT_BUILD_ID].len > 0;
+		pr_buf_put(b, w->given[PERFRING_FEAT_BUILD_ID].p, w->given[PERFRING_FEAT_BUILD_ID].len);
+		n = w->given[PERFRING_FEAT_BUILD_ID].len > 0;
 	}
 	for (i = 0; w->build_ids && i < w->cap_dsos; i++) {
 		struct wr_dso *d = &w->dsos[i];
@@ -440,8 +440,8 @@ static int build_id_feature(struct perfring_writer *w, struct pr_buf *b)
 static int host_fact(int feat)
 {
 	switch (feat) {
-	case FEAT_NRCPUS: case FEAT_CPUDESC: case FEAT_CPUID: case FEAT_TOTAL_MEM:
-	case FEAT_CLOCKID: case FEAT_CLOCK_DATA:
+	case PERFRING_FEAT_NRCPUS: case PERFRING_FEAT_CPUDESC: case PERFRING_FEAT_CPUID: case PERFRING_FEAT_TOTAL_MEM:
+	case PERFRING_FEAT_CLOCKID: case PERFRING_FEAT_CLOCK_DATA:
 		return 1;
 	}
 	return 0;
@@ -457,19 +457,19 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 	uint32_t i, j;
 	char *s;
 
-	if (feat != FEAT_TRACING_DATA && feat != FEAT_BUILD_ID && wr_given(w, (uint32_t)feat)) {
+	if (feat != PERFRING_FEAT_TRACING_DATA && feat != PERFRING_FEAT_BUILD_ID && wr_given(w, (uint32_t)feat)) {
 		pr_buf_put(b, w->given[feat].p, w->given[feat].len);
 		return w->given[feat].len > 0;
 	}
 	if (w->host_none && host_fact(feat))
 		return 0;
 	switch (feat) {
-	case FEAT_TRACING_DATA:	/* pipe mode: a record (write_pipe_start) */
+	case PERFRING_FEAT_TRACING_DATA:	/* pipe mode: a record (write_pipe_start) */
 		if (w->pipe || !w->tdata.len)
 			return 0;
 		pr_buf_put(b, w->tdata.p, w->tdata.len);
 		return 1;
-	case FEAT_COMPRESSED: {
+	case PERFRING_FEAT_COMPRESSED: {
 		/* ratio: input over output, rounded; not known yet in pipe mode */
 		uint64_t out = w->st.compressed ? w->z_out : 0;
 
@@ -482,27 +482,27 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 		buf_u32(b, PR_WZ_CHUNK);	/* most bytes one record holds */
 		return 1;
 	}
-	case FEAT_BUILD_ID:
+	case PERFRING_FEAT_BUILD_ID:
 		return build_id_feature(w, b);
-	case FEAT_HOSTNAME:
+	case PERFRING_FEAT_HOSTNAME:
 		if (!*w->hostname)
 			return 0;
 		wr_buf_str(b, w->hostname);
 		return 1;
-	case FEAT_OSRELEASE:
+	case PERFRING_FEAT_OSRELEASE:
 		if (!*w->osrelease)
 			return 0;
 		wr_buf_str(b, w->osrelease);
 		return 1;
-	case FEAT_VERSION:
+	case PERFRING_FEAT_VERSION:
 		wr_buf_str(b, w->version);
 		return 1;
-	case FEAT_ARCH:
+	case PERFRING_FEAT_ARCH:
 		if (!*w->arch)
 			return 0;
 		wr_buf_str(b, w->arch);
 		return 1;
-	case FEAT_NRCPUS: {
+	case PERFRING_FEAT_NRCPUS: {
 		long onl = sysconf(_SC_NPROCESSORS_ONLN);
 
 		/* available (max present + 1) first, then online: perf's order */
@@ -510,14 +510,14 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 		buf_u32(b, onl > 0 ? (uint32_t)onl : 1);
 		return 1;
 	}
-	case FEAT_CPUDESC:
+	case PERFRING_FEAT_CPUDESC:
 		s = proc_field("/proc/cpuinfo", "model name");
 		if (!s)
 			return 0;
 		wr_buf_str(b, s);
 		free(s);
 		return 1;
-	case FEAT_CPUID: {
+	case PERFRING_FEAT_CPUID: {
 		char *ven = proc_field("/proc/cpuinfo", "vendor_id");
 		char *fam = proc_field("/proc/cpuinfo", "cpu family");
 		char *mod = proc_field("/proc/cpuinfo", "model");
@@ -536,7 +536,7 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 		free(stp);
 		return ok;
 	}
-	case FEAT_TOTAL_MEM: {
+	case PERFRING_FEAT_TOTAL_MEM: {
 		char *m = proc_field("/proc/meminfo", "MemTotal");
 		uint64_t kb;
 
@@ -549,12 +549,12 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 		buf_u64(b, kb);
 		return 1;
 	}
-	case FEAT_CMDLINE:
+	case PERFRING_FEAT_CMDLINE:
 		buf_u32(b, (uint32_t)w->argc);
 		for (i = 0; i < (uint32_t)w->argc; i++)
 			wr_buf_str(b, w->argv[i]);
 		return 1;
-	case FEAT_EVENT_DESC:
+	case PERFRING_FEAT_EVENT_DESC:
 		buf_u32(b, (uint32_t)w->nr_ev);
 		buf_u32(b, w->attr_size);
 		for (i = 0; i < (uint32_t)w->nr_ev; i++) {
@@ -567,19 +567,19 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 				buf_u64(b, e->ids[j]);
 		}
 		return 1;
-	case FEAT_SAMPLE_TIME:
+	case PERFRING_FEAT_SAMPLE_TIME:
 		if (w->pipe || !w->have_sample_time)
 			return 0;
 		buf_u64(b, w->first_sample);
 		buf_u64(b, w->last_sample);
 		return 1;
-	case FEAT_CLOCKID:
+	case PERFRING_FEAT_CLOCKID:
 		if (!w->have_clock)
 			return 0;
 		buf_u64(b, (uint64_t)w->clk_res.tv_sec * 1000000000ull +
 			   (uint64_t)w->clk_res.tv_nsec);
 		return 1;
-	case FEAT_CLOCK_DATA:
+	case PERFRING_FEAT_CLOCK_DATA:
 		if (!w->have_clock)
 			return 0;
 		buf_u32(b, 1);	/* version */
@@ -594,17 +594,17 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 }
 
 static const int feat_list[] = {
-	FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
-	FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC,
-	FEAT_SAMPLE_TIME, FEAT_CLOCKID, FEAT_COMPRESSED, FEAT_CLOCK_DATA,
+	PERFRING_FEAT_TRACING_DATA, PERFRING_FEAT_BUILD_ID, PERFRING_FEAT_HOSTNAME, PERFRING_FEAT_OSRELEASE, PERFRING_FEAT_VERSION, PERFRING_FEAT_ARCH, PERFRING_FEAT_NRCPUS,
+	PERFRING_FEAT_CPUDESC, PERFRING_FEAT_CPUID, PERFRING_FEAT_TOTAL_MEM, PERFRING_FEAT_CMDLINE, PERFRING_FEAT_EVENT_DESC,
+	PERFRING_FEAT_SAMPLE_TIME, PERFRING_FEAT_CLOCKID, PERFRING_FEAT_COMPRESSED, PERFRING_FEAT_CLOCK_DATA,
 };
 #define NR_FEATS (int)(sizeof(feat_list) / sizeof(feat_list[0]))
 
 /* The next feature id after id that the output may hold (given or built
- * here), or WR_NR_FEAT_IDS: ascending, as the file's table wants them. */
+ * here), or PR_PD_NR_FEAT_IDS: ascending, as the file's table wants them. */
 static int next_feat(const struct perfring_writer *w, int id)
 {
-	for (id++; id < (int)WR_NR_FEAT_IDS; id++) {
+	for (id++; id < (int)PR_PD_NR_FEAT_IDS; id++) {
 		if (wr_given(w, (uint32_t)id))
 			return id;
 		for (int i = 0; i < NR_FEATS; i++)
@@ -625,9 +625,9 @@ static int pipe_build_ids(struct perfring_writer *w)
 	size_t off = 0;
 	int r = 0;
 
-	if (!wr_given(w, FEAT_BUILD_ID))
+	if (!wr_given(w, PERFRING_FEAT_BUILD_ID))
 		return 0;
-	g = &w->given[FEAT_BUILD_ID];
+	g = &w->given[PERFRING_FEAT_BUILD_ID];
 	while (!r && g->len - off >= 36) {
 		unsigned char h[8];
 		size_t sz = pr_get16(g->p + off + 6);
@@ -687,8 +687,8 @@ static int write_pipe_start(struct perfring_writer *w)
 	struct pr_buf b = { 0 };
 	int i, r = 0;
 
-	pr_put64(hdr, WR_MAGIC);
-	pr_put64(hdr + 8, WR_PIPE_HEADER_SIZE);
+	pr_put64(hdr, PR_PD_MAGIC);
+	pr_put64(hdr + 8, PR_PD_PIPE_HEADER_SIZE);
 	r = wr_out(w, hdr, sizeof(hdr));
 	for (i = 0; i < w->nr_ev && !r; i++) {
 		const struct wr_event *e = &w->ev[i];
@@ -708,16 +708,16 @@ static int write_pipe_start(struct perfring_writer *w)
 		if (!r)
 			r = wr_out(w, e->ids, 8u * e->nr_ids);
 	}
-	for (i = next_feat(w, 0); i < (int)WR_NR_FEAT_IDS && !r; i = next_feat(w, i)) {
+	for (i = next_feat(w, 0); i < (int)PR_PD_NR_FEAT_IDS && !r; i = next_feat(w, i)) {
 		struct perfring_event_header h = { PERFRING_RECORD_HEADER_FEATURE, 0, 0 };
 		uint64_t id = (uint64_t)i;
 
 		b.len = 0;
-		if (i >= FEAT_LAST) {
-			/* perf 6.1 ends the features at FEAT_LAST (and warns
+		if (i >= (int)PR_PD_FEAT_LAST_61) {
+			/* perf 6.1 ends the features at PR_PD_FEAT_LAST_61 (and warns
 			 * about ids past it in a stream) */
 			pr_log(PERFRING_LOG_WARN, "%s: feature %d left out: a pipe-mode "
-			       "stream ends its features at %d", w->dname, i, FEAT_LAST);
+			       "stream ends its features at %d", w->dname, i, PR_PD_FEAT_LAST_61);
 			continue;
 		}
 		if (!feat_build(w, i, &b))
@@ -743,7 +743,7 @@ static int write_pipe_start(struct perfring_writer *w)
 	if (!r) {
 		/* end marker, as perf record writes it */
 		struct perfring_event_header h = { PERFRING_RECORD_HEADER_FEATURE, 0, 16 };
-		uint64_t id = FEAT_LAST;
+		uint64_t id = PR_PD_FEAT_LAST_61;
 
 		r = wr_out(w, &h, 8);
 		if (!r)
@@ -778,8 +778,8 @@ static int write_pipe_start(struct perfring_writer *w)
 
 static int write_file_start(struct perfring_writer *w)
 {
-	unsigned char zero[WR_FILE_HEADER_SIZE] = { 0 };
-	uint64_t ids_off = WR_FILE_HEADER_SIZE;
+	unsigned char zero[PR_PD_FILE_HEADER_SIZE] = { 0 };
+	uint64_t ids_off = PR_PD_FILE_HEADER_SIZE;
 	int i, r;
 
 	r = wr_out(w, zero, sizeof(zero));	/* patched at close */
@@ -990,16 +990,16 @@ int wr_write_features(struct perfring_writer *w)
 	struct pr_buf tab = { 0 }, pay = { 0 }, b = { 0 };
 	uint64_t bitmap[4] = { 0 };
 	uint64_t data_size, table_off, off;
-	unsigned char hdr[WR_FILE_HEADER_SIZE];
+	unsigned char hdr[PR_PD_FILE_HEADER_SIZE];
 	int i, nr = 0, r;
-	struct { int feat; size_t off, len; } got[WR_NR_FEAT_IDS];
+	struct { int feat; size_t off, len; } got[PR_PD_NR_FEAT_IDS];
 
 	r = wr_flush(w);
 	if (r < 0)
 		return r;
 	data_size = w->opos - w->data_offset;
 	table_off = w->opos;
-	for (i = next_feat(w, 0); i < (int)WR_NR_FEAT_IDS; i = next_feat(w, i)) {
+	for (i = next_feat(w, 0); i < (int)PR_PD_NR_FEAT_IDS; i = next_feat(w, i)) {
 		size_t before = pay.len;
 
 		b.len = 0;
@@ -1030,8 +1030,8 @@ int wr_write_features(struct perfring_writer *w)
 		goto out;
 
 	memset(hdr, 0, sizeof(hdr));
-	pr_put64(hdr, WR_MAGIC);
-	pr_put64(hdr + 8, WR_FILE_HEADER_SIZE);
+	pr_put64(hdr, PR_PD_MAGIC);
+	pr_put64(hdr + 8, PR_PD_FILE_HEADER_SIZE);
 	pr_put64(hdr + 16, w->attr_size + 16u);
 	pr_put64(hdr + 24, w->data_offset - (uint64_t)w->nr_ev * (w->attr_size + 16u));
 	pr_put64(hdr + 32, (uint64_t)w->nr_ev * (w->attr_size + 16u));

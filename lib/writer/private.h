@@ -14,6 +14,7 @@
 
 #include <perfring/perfring.h>
 
+#include "perfdata/format.h"
 #include "util/buf.h"
 #include "util/internal.h"
 #include "tracing/tracing.h"
@@ -43,9 +44,6 @@ PR_HIDDEN long pr_wz_record(struct pr_wz *z, const void *src, size_t n,
 /* ---- the writer's state, shared by writer.c, merge.c and
  * features.c -------------------------------------------------------- */
 
-#define WR_MAGIC		0x32454c4946524550ull	/* "PERFILE2" */
-#define WR_FILE_HEADER_SIZE	104u
-#define WR_PIPE_HEADER_SIZE	16u
 #define WR_PIPE_ATTR_SIZE	PERFRING_ATTR_SIZE_VER7	/* perf < 6.6 reads sizeof */
 #define WR_MAX_ATTR_SIZE	PERFRING_ATTR_SIZE_VER7	/* perf 6.1 refuses more */
 #define WR_OBUF_SIZE		(256u * 1024u)
@@ -55,27 +53,6 @@ PR_HIDDEN long pr_wz_record(struct pr_wz *z, const void *src, size_t n,
 #define WR_DEFAULT_ROUND	(4u * 1024u * 1024u)
 #define WR_KERNEL_MMAP_NAME	"[kernel.kallsyms]_text"
 
-/* Feature ids (doc/perf-format.md 5.4). */
-enum {
-	FEAT_TRACING_DATA = 1,
-	FEAT_BUILD_ID = 2,
-	FEAT_HOSTNAME = 3,
-	FEAT_OSRELEASE = 4,
-	FEAT_VERSION = 5,
-	FEAT_ARCH = 6,
-	FEAT_NRCPUS = 7,
-	FEAT_CPUDESC = 8,
-	FEAT_CPUID = 9,
-	FEAT_TOTAL_MEM = 10,
-	FEAT_CMDLINE = 11,
-	FEAT_EVENT_DESC = 12,
-	FEAT_SAMPLE_TIME = 21,
-	FEAT_CLOCKID = 23,
-	FEAT_COMPRESSED = 27,
-	FEAT_CLOCK_DATA = 29,
-	FEAT_LAST = 32,		/* HEADER_LAST_FEATURE of perf 6.1 */
-};
-#define WR_NR_FEAT_IDS	256u	/* the header's feature bitmap */
 
 struct wr_event {
 	struct perfring_attr attr;	/* as written (size set at start) */
@@ -199,14 +176,14 @@ struct perfring_writer {
 	char *tracefs;
 
 	/* features given by perfring_writer_set_feature(), by id */
-	struct pr_buf *given;		/* WR_NR_FEAT_IDS entries, or NULL */
-	uint64_t given_mask[WR_NR_FEAT_IDS / 64];
+	struct pr_buf *given;		/* PR_PD_NR_FEAT_IDS entries, or NULL */
+	uint64_t given_mask[PR_PD_NR_FEAT_IDS / 64];
 	int host_none;			/* PERFRING_WRITER_HOST_NONE */
 };
 
 static inline int wr_given(const struct perfring_writer *w, uint32_t id)
 {
-	return id < WR_NR_FEAT_IDS && (w->given_mask[id / 64] >> (id % 64) & 1);
+	return id < PR_PD_NR_FEAT_IDS && (w->given_mask[id / 64] >> (id % 64) & 1);
 }
 
 /* merge.c */

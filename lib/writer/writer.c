@@ -565,7 +565,7 @@ static void wr_free(struct perfring_writer *w)
 	free(w->tdata.p);
 	free(w->tracefs);
 	if (w->given)
-		for (k = 0; k < WR_NR_FEAT_IDS; k++)
+		for (k = 0; k < PR_PD_NR_FEAT_IDS; k++)
 			free(w->given[k].p);
 	free(w->given);
 	free(w);
