@@ -21,9 +21,11 @@ plugins_task_task_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_task_task_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 plugins_task_task_la_LIBADD = $(PLUGIN_LIBADD)
 
-# The build-tree directories of these plugins, searched by tools run
-# uninstalled (see tools/tool-common.c).  GModule opens the .la files there.
+# The build-tree directories of these plugins, for the tests, and the same
+# relative to the build tree's top, which tools run uninstalled search
+# (see tools/tool-common.c).  GModule opens the .la files there.
 BUILD_PLUGINS_PATH = $(abs_top_builddir)/plugins/comm:$(abs_top_builddir)/plugins/mmap2:$(abs_top_builddir)/plugins/task
+BUILD_PLUGINS_REL = plugins/comm:plugins/mmap2:plugins/task
 
 # The hw backend (perf_event_open counters and kernel rings).  Kept out of
 # BUILD_PLUGINS_PATH (the record-type plugins); perfring-record adds it.

@@ -8,13 +8,13 @@
 #                          rings merged (marks-merge), a perf.data rewritten
 #                          in place with them (file-rewrite), and the -z
 #                          option parser (compress-opt)
-# PERFRING_BUILD_DIR / PERFRING_BUILD_PLUGINS_PATH let a tool run from the
-# build tree find the just-built plugins (only when its executable lives
-# under the build directory; see tools/tool-common.c): each program defines
+# PERFRING_BUILD_PLUGINS_PATH lets a tool run from the build tree find the
+# just-built plugins: directories relative to the tree's top, which the
+# tool finds from its own executable (tools/tool-common.c), so no path of
+# the build machine is compiled in.  Each program defines
 # tool_build_plugins_path itself, as its plugin path differs.
 TOOL_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
-	-DPERFRING_BUILD_DIR='"$(abs_top_builddir)"' \
-	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH)"'
+	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_REL)"'
 TOOL_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 
 noinst_LTLIBRARIES += tools/libtool-msg.la tools/libtool-json.la tools/libtool-input.la
@@ -44,8 +44,7 @@ tools_perfring_dump_LDADD = tools/libtool-json.la tools/libtool-input.la $(TOOL_
 bin_PROGRAMS += tools/perfring-record
 tools_perfring_record_SOURCES = tools/perfring-record.c
 tools_perfring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
-	-DPERFRING_BUILD_DIR='"$(abs_top_builddir)"' \
-	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_PATH):$(HW_PLUGIN_PATH)"'
+	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_REL):plugins/hw"'
 tools_perfring_record_CFLAGS = $(TOOL_CFLAGS)
 tools_perfring_record_LDADD = tools/libtool-input.la $(TOOL_LDADD)
 

@@ -84,25 +84,59 @@ void tool_print_version(void)
 		printf("built with libperfring %s headers\n", PERFRING_VERSION_STRING);
 }
 
-bool tool_uninstalled(void)
+static bool tree_has(const char *top, const char *rel)
 {
-#ifdef PERFRING_BUILD_DIR
-	/* /proc/self/exe is resolved: resolve the build directory too. */
-	char *exe = g_file_read_link("/proc/self/exe", NULL);
-	char *dir = realpath(PERFRING_BUILD_DIR, NULL);
-	bool ret = false;
+	char *p = g_build_filename(top, rel, NULL);
+	bool ret = g_file_test(p, G_FILE_TEST_EXISTS);
 
-	if (exe && dir) {
-		size_t n = strlen(dir);
-
-		ret = strncmp(exe, dir, n) == 0 && exe[n] == '/';
-	}
-	g_free(exe);
-	free(dir);
+	g_free(p);
 	return ret;
-#else
-	return false;
-#endif
+}
+
+char *tool_build_tree(void)
+{
+	char *exe = g_file_read_link("/proc/self/exe", NULL);
+	char *dir, *top = NULL, *base;
+
+	if (!exe)
+		return NULL;
+	dir = g_path_get_dirname(exe);
+	base = g_path_get_basename(dir);
+	if (!strcmp(base, ".libs")) {
+		char *up = g_path_get_dirname(dir);
+
+		g_free(dir);
+		dir = up;
+		g_free(base);
+		base = g_path_get_basename(dir);
+	}
+	if (!strcmp(base, "tools")) {
+		top = g_path_get_dirname(dir);
+		if (!tree_has(top, "config.status") || !tree_has(top, "lib/libperfring.la")) {
+			g_free(top);
+			top = NULL;
+		}
+	}
+	g_free(base);
+	g_free(dir);
+	g_free(exe);
+	return top;
+}
+
+/* The build tree's plugin directories, made absolute under top. */
+static char *tree_plugins_path(const char *top)
+{
+	char **rel = g_strsplit(tool_build_plugins_path, ":", -1);
+	GString *s = g_string_new(NULL);
+
+	for (char **r = rel; *r; r++) {
+		char *p = g_build_filename(top, *r, NULL);
+
+		g_string_append_printf(s, "%s%s", s->len ? ":" : "", p);
+		g_free(p);
+	}
+	g_strfreev(rel);
+	return g_string_free(s, FALSE);
 }
 
 int tool_load_plugins(struct perfring_registry **out)
@@ -125,8 +159,17 @@ int tool_load_plugins(struct perfring_registry **out)
 	 * plugin does not matter.
 	 */
 	ret = perfring_registry_load_path(reg, g_getenv("PERFRING_PLUGIN_PATH"), &diag);
-	if (ret >= 0 && tool_build_plugins_path && tool_uninstalled())
-		ret = perfring_registry_load_path(reg, tool_build_plugins_path, &diag);
+	if (ret >= 0 && tool_build_plugins_path) {
+		char *top = tool_build_tree();
+
+		if (top) {
+			char *path = tree_plugins_path(top);
+
+			ret = perfring_registry_load_path(reg, path, &diag);
+			g_free(path);
+			g_free(top);
+		}
+	}
 	if (ret >= 0)
 		ret = perfring_registry_load_installed(reg, &diag);
 	if (ret < 0) {

@@ -36,10 +36,12 @@ void tool_error_diag(const struct perfring_diag *d);
 void tool_print_version(void);
 
 /*
- * True when this program runs from the build tree (its executable lives
- * under the build directory it was compiled in).
+ * The top of the build tree this program runs from (newly allocated, for
+ * g_free), or NULL when it runs installed.  A build tree is told by the
+ * executable's place, TOP/tools/ or TOP/tools/.libs/ (libtool's), beside
+ * TOP/config.status and TOP/lib/libperfring.la.
  */
-bool tool_uninstalled(void);
+char *tool_build_tree(void);
 
 /*
  * Load plugins, first name wins (as PATH): PERFRING_PLUGIN_PATH, then the
@@ -50,8 +52,8 @@ bool tool_uninstalled(void);
 int tool_load_plugins(struct perfring_registry **out);
 
 /*
- * The just-built plugins' path list of this program, searched when it runs
- * from its build tree (NULL: none).  It differs between programs, so each
+ * The just-built plugins' path list of this program, relative to the build
+ * tree's top, searched when it runs from its build tree (NULL: none).  It differs between programs, so each
  * defines it from its own PERFRING_BUILD_PLUGINS_PATH, at file scope:
  * TOOL_DEFINE_BUILD_PLUGINS_PATH;
  */

@@ -29,6 +29,14 @@ for t in record dump replay; do
 	installed "$mandir/man1/perfring-$t.1"
 done
 installed "$mandir/man3/libperfring.3"
+# No path of the build machine is compiled into what is installed (debug
+# information aside, which names the compile directory by design).
+bdir=$(cd "$top_builddir" && pwd -P)
+for f in "$root$bindir"/perfring-* "$root$pr_libdir"/libperfring.so "$root$pr_pluginsdir"/*.so; do
+	strip -o "$W/stripped" "$f" 2>/dev/null || cp "$f" "$W/stripped"
+	grep -q -F "$bdir" "$W/stripped" && die "$f holds the build directory $bdir"
+done
+ok "not: an installed binary holds the build directory"
 # No static archives, no libtool archives of plugins needed at run time, but
 # also nothing else unexpected: list what was installed.
 find "$root" -type f | sed "s|^$root||" | sort >"$W/files"
