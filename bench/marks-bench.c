@@ -169,7 +169,7 @@ int main(void)
 		w[i] = ring_ns(r, rd, n);
 		tx[i] = text_ns(f, n / 20, &tb);
 	}
-	perfring_marks_stats(&st);
+	perfring_marks_get_stats(&st);
 	{
 		double mm = bench_median(m, reps), ww = bench_median(w, reps), tt = bench_median(tx, reps);
 

@@ -250,13 +250,13 @@ static struct rw_result ring_write_once(const struct stream *s, uint64_t n)
 	c0 = bench_cpu_now();
 	for (i = 0; i < n; i++) {
 		if (!(i & 1023)) {
-			perfring_ring_stats(run.r, &st);
+			perfring_ring_get_stats(run.r, &st);
 			if (st.head - st.tail > RING_SIZE / 2) {
 				double w0 = bench_cpu_now();
 
 				do {
 					bench_cpu_relax();
-					perfring_ring_stats(run.r, &st);
+					perfring_ring_get_stats(run.r, &st);
 				} while (st.head - st.tail > RING_SIZE / 4);
 				waited += bench_cpu_now() - w0;
 			}
@@ -269,7 +269,7 @@ static struct rw_result ring_write_once(const struct stream *s, uint64_t n)
 	c1 = bench_cpu_now();
 	atomic_store_explicit(&run.done, 1, memory_order_release);
 	pthread_join(th, NULL);
-	perfring_ring_stats(run.r, &st);
+	perfring_ring_get_stats(run.r, &st);
 	if (run.read_records != n || st.dropped) {
 		fprintf(stderr, "ring-bench: reader saw %" PRIu64 " of %" PRIu64
 			" records, %" PRIu64 " dropped\n", run.read_records, n, st.dropped);

@@ -363,7 +363,10 @@ static void check_end(struct perfring_perfdata *pd, int err, const struct perfri
 		      uint64_t count)
 {
 	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
-	const struct perfring_perfdata_stats *st = perfring_perfdata_get_stats(pd);
+	struct perfring_perfdata_stats st0 = { .sz = sizeof(st0) };
+	const struct perfring_perfdata_stats *st = &st0;
+
+	FUZZ_ASSERT(perfring_perfdata_get_stats(pd, &st0) == 0);
 
 	if (err < 0) {
 		FUZZ_ASSERT(err == -EBADMSG || err == -EIO || err == -ENOMEM ||

@@ -246,7 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ctl & 4)
 			write_some(r, round);
 	}
-	perfring_reader_stats(rd, &st);
+	perfring_reader_get_stats(rd, &st);
 	FUZZ_ASSERT(st.bytes >= 8 * st.records);
 out:
 	perfring_reader_free(rd);

@@ -56,4 +56,12 @@ static inline int test_run_suite(Suite *s)
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* A perf.data reader's record counts (perfring_perfdata_get_stats), by
+ * value (a macro: this header comes before or after perfring.h). */
+#define pd_stats(pd) __extension__({						\
+	struct perfring_perfdata_stats pd_st_ = { .sz = sizeof(pd_st_) };	\
+	ck_assert_int_eq(perfring_perfdata_get_stats((pd), &pd_st_), 0);	\
+	pd_st_;									\
+})
+
 #endif

@@ -17,7 +17,7 @@ int file_rewrite_copy_events(struct perfring_writer *w, struct perfring_perfdata
 	for (uint32_t i = 0; i < perfring_perfdata_nr_attrs(pd); i++) {
 		PERFRING_EVENT_DESC(e);
 
-		perfring_perfdata_attr(pd, i, &e.attr, &e.ids, &e.nr_ids, &e.name);
+		perfring_perfdata_event(pd, i, &e);
 		if (!e.nr_ids)
 			e.ids = NULL;
 		if (perfring_writer_add_event(w, &e, diag) < 0)
@@ -52,7 +52,7 @@ static int copy_batch(const struct file_rewrite_ops *ops, struct perfring_perfda
 			continue;
 		if (r.type == PERFRING_RECORD_HEADER_ATTR || r.type == PERFRING_RECORD_FINISHED_ROUND)
 			continue;
-		size = ops->record(ops->user, r.attr, r.header, r.size, &rec);
+		size = ops->record(ops->user, r.attr, r.hdr, r.size, &rec);
 		if (!size)
 			continue;
 		tool_diag_reset(&diag);

@@ -657,7 +657,7 @@ int jit_bake_file(const char *path, int argc, const char *const *argv, int compr
 		goto out;
 	}
 	while ((ret = perfring_perfdata_next(pd, &r, &diag)) == 1)
-		jit_bake_scan(b, r.attr, r.header, r.size);
+		jit_bake_scan(b, r.attr, r.hdr, r.size);
 	for (uint32_t i = 0; i < perfring_perfdata_nr_attrs(pd) && !ev; i++) {
 		const struct perfring_attr *a;
 		const uint64_t *ids;

@@ -595,7 +595,7 @@ static int decode_attr_line(struct jc_decoder *d, struct dctx *c, struct jc_valu
 	get_uint(c, av, "attr", a->flags & PERFRING_ATTR_FREQ ? "sample_freq" : "sample_period",
 		 UINT64_MAX, &a->sample_period);
 	get_bits(c, av, "sample_type", perfring_sample_bit_name, &a->sample_type);
-	get_bits(c, av, "read_format", perfring_format_bit_name, &a->read_format);
+	get_bits(c, av, "read_format", perfring_read_format_bit_name, &a->read_format);
 	for (size_t i = 0; i < N_ATTR_FIELDS; i++) {
 		const struct attr_field *f = &jc_attr_fields[i];
 		const char *key = jc_field_name(a, f);

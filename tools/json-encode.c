@@ -143,7 +143,7 @@ void jc_encode_attr(GString *out, const struct perfring_attr *a,
 	g_string_append(out, ",\"sample_type\":");
 	put_bits(out, a->sample_type, perfring_sample_bit_name);
 	g_string_append(out, ",\"read_format\":");
-	put_bits(out, a->read_format, perfring_format_bit_name);
+	put_bits(out, a->read_format, perfring_read_format_bit_name);
 	for (unsigned b = 0; b < 38; b++)
 		if (jc_flag_names[b] && (a->flags & (1ull << b))) {
 			append_key(out, jc_flag_names[b]);

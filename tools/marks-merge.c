@@ -445,7 +445,7 @@ static void load_ring(struct marks_merge *m, const char *path)
 		tool_error_diag(perfring_reader_diag(rd));
 		m->st.problems++;
 	}
-	perfring_reader_stats(rd, &rst);
+	perfring_reader_get_stats(rd, &rst);
 	if (rst.lost + rst.lost_pending) {
 		struct mk k = { .time = rs.last_time, .pid = rs.pid, .tid = rs.tid,
 				.kind = MK_LOST, .value = rst.lost + rst.lost_pending };
@@ -1042,7 +1042,7 @@ int marks_merge_file(const char *path, int argc, const char *const *argv, int co
 		goto out;
 	}
 	while ((ret = perfring_perfdata_next(pd, &r, &diag)) == 1)
-		marks_merge_scan(m, r.attr, r.header, r.size);
+		marks_merge_scan(m, r.attr, r.hdr, r.size);
 	if (dir)
 		marks_merge_add_path(m, dir);
 	if (!marks_merge_nr_rings(m)) {

@@ -1063,7 +1063,7 @@ static void print_attr(size_t idx, const struct perfring_attr *a, const uint64_t
 	printf("  sample_type ");
 	print_bits(a->sample_type, perfring_sample_bit_name);
 	printf(" (trailer %zu bytes)\n  read_format ", perfring_sample_id_size(a->sample_type));
-	print_bits(a->read_format, perfring_format_bit_name);
+	print_bits(a->read_format, perfring_read_format_bit_name);
 	flags = a->flags & ~PERFRING_ATTR_PRECISE_IP_MASK;
 	printf("\n  flags ");
 	print_bits(flags, flag_name);
@@ -1092,7 +1092,7 @@ static void header_top(struct dump *d)
 		struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 		uint32_t fl = perfring_ring_flags(ring);
 
-		perfring_reader_stats(perfring_source_reader(d->src), &rs);
+		perfring_reader_get_stats(perfring_source_reader(d->src), &rs);
 		printf("perfring ring file\n");
 		printf("data: offset %#" PRIx64 ", size %" PRIu64 ", page size %" PRIu32 "\n",
 		       perfring_ring_data_file_offset(ring), perfring_ring_data_size(ring),
@@ -1263,7 +1263,10 @@ static void count(struct dump *d, const item_t *it)
 
 static void stats_from_reader(struct dump *d)
 {
-	const struct perfring_perfdata_stats *st = perfring_perfdata_get_stats(d->pd);
+	struct perfring_perfdata_stats st0 = { .sz = sizeof(st0) };
+	const struct perfring_perfdata_stats *st = &st0;
+
+	perfring_perfdata_get_stats(d->pd, &st0);
 
 	memcpy(d->by_type, st->by_type, sizeof(d->by_type));
 	d->other = st->other;
@@ -1417,7 +1420,7 @@ static int dump_one(const char *path, bool banner)
 		if (d.is_ring) {
 			struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 
-			perfring_reader_stats(perfring_source_reader(d.src), &rs);
+			perfring_reader_get_stats(perfring_source_reader(d.src), &rs);
 			if (rs.lost_pending)
 				printf(", %" PRIu64 " records dropped and not yet announced by a LOST record",
 				       rs.lost_pending);

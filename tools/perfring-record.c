@@ -721,7 +721,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 
 		if (!r.readers[i])
 			continue;
-		perfring_reader_stats(r.readers[i], &rs);
+		perfring_reader_get_stats(r.readers[i], &rs);
 		lost += rs.lost;
 	}
 	/*

@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_PROF, &it, NULL);
 	perfring_mark_str(PERFRING_MARK_INSTANT | PERFRING_MARK_VALUE, "done", threads * requests, NULL);
-	perfring_marks_stats(&st);
+	perfring_marks_get_stats(&st);
 	printf("markers: %u threads, %u requests each: %llu markers, %llu dropped, %llu rings\n",
 	       threads, requests, (unsigned long long)st.marks, (unsigned long long)st.dropped,
 	       (unsigned long long)st.rings);

@@ -340,7 +340,7 @@ int main(int argc, char **argv)
 	setitimer(ITIMER_PROF, &it, NULL);
 	signal(SIGPROF, SIG_IGN);
 
-	perfring_ring_stats(ring, &st);
+	perfring_ring_get_stats(ring, &st);
 	records = write_perf_data(out);
 	printf("sigprof-sampler: %d SIGPROF samples (%d written while the main thread "
 	       "was writing), %" PRIu64 " work units, %d dropped\n",

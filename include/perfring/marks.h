@@ -113,7 +113,7 @@ struct perfring_marks_stats {
 	uint64_t rings;		/* rings created */
 	uint64_t errors;	/* marks that failed otherwise (no ring, bad args) */
 };
-PERFRING_API int perfring_marks_stats(struct perfring_marks_stats *st);
+PERFRING_API int perfring_marks_get_stats(struct perfring_marks_stats *st);
 
 /* One record of a marker ring, decoded (the reader's side). */
 struct perfring_mark {

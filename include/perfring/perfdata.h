@@ -39,7 +39,7 @@ extern "C" {
  *	if (perfring_perfdata_open(path, NULL, &d, &pd) < 0)
  *		errx(2, "%s", perfring_diag_format(&d, msg, sizeof(msg)));
  *	while ((r = perfring_perfdata_next(pd, &rec, &d)) == 1)
- *		print(rec.offset, rec.header, rec.attr);   // SAMPLE: decode
+ *		print(rec.offset, rec.hdr, rec.attr);   // SAMPLE: decode
  *					// with perfring_sample_decode(rec.attr, ...)
  *	if (r < 0)
  *		warnx("%s", perfring_diag_format(&d, msg, sizeof(msg)));
@@ -164,6 +164,15 @@ PERFRING_API int perfring_perfdata_attr(const struct perfring_perfdata *pd,
 PERFRING_API int perfring_perfdata_attr_by_id(const struct perfring_perfdata *pd,
 					      uint64_t id);
 
+/*
+ * Attr idx as an event, as perfring_source_event and perfring_ring_event
+ * give one (out->sz set by the caller; leader is idx, supported 1): the
+ * same fields as perfring_perfdata_attr in one struct.  0, -ENOENT (idx
+ * out of range) or -EINVAL.
+ */
+PERFRING_API int perfring_perfdata_event(const struct perfring_perfdata *pd, uint32_t idx,
+					 struct perfring_event_desc *out);
+
 /* ---- records ------------------------------------------------------------ */
 
 #define PERFRING_PERFDATA_REC_COMPRESSED 0x1u	/* came out of a COMPRESSED record */
@@ -176,7 +185,10 @@ struct perfring_perfdata_record {
 	size_t sz;		/* set by the caller: sizeof(struct perfring_perfdata_record) */
 	/* The whole record (header included), in native byte order, 8-byte
 	 * aligned.  Valid until the next perfring_perfdata_next() call. */
-	const struct perfring_event_header *header;
+	union {
+		const struct perfring_event_header *hdr;
+		const struct perfring_event_header *header; /* the 0.1 name of hdr */
+	};
 	uint32_t type;
 	uint32_t size;		/* header->size */
 	/* Byte offset of the record in the file or stream (perf report -D
@@ -193,7 +205,10 @@ struct perfring_perfdata_record {
 	 * with sample_id_all, by trailer id for other kernel records; the first
 	 * attr otherwise).  -1 / NULL for perf-tool records (type >= 64) and
 	 * when no attr is known. */
-	int attr_idx;
+	union {
+		int event;
+		int attr_idx;		/* the 0.1 name of event */
+	};
 	const struct perfring_attr *attr;
 	uint64_t id;
 	uint32_t flags;		/* PERFRING_PERFDATA_REC_* */
@@ -234,6 +249,7 @@ PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,
  * included.
  */
 struct perfring_perfdata_stats {
+	size_t sz;		/* caller: sizeof(struct perfring_perfdata_stats) */
 	uint64_t total;
 	uint64_t by_type[PERFRING_PERFDATA_STATS_TYPES];
 	uint64_t other;		/* types >= PERFRING_PERFDATA_STATS_TYPES */
@@ -241,8 +257,9 @@ struct perfring_perfdata_stats {
 	uint64_t unknown_id;	/* records whose sample id matched no attr */
 	uint64_t bytes;		/* sum of record sizes (+ extra_size) */
 };
-PERFRING_API const struct perfring_perfdata_stats *
-perfring_perfdata_get_stats(const struct perfring_perfdata *pd);
+/* Fill st (st->sz set by the caller).  Returns 0 or -EINVAL. */
+PERFRING_API int perfring_perfdata_get_stats(const struct perfring_perfdata *pd,
+					     struct perfring_perfdata_stats *st);
 
 /*
  * Headers-only counting (`perfring-dump --stats`): count every record of

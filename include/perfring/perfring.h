@@ -55,6 +55,13 @@
 #define PERFRING_API
 #endif
 
+/* A name kept for one release after it was replaced (0.2: until 0.3). */
+#if defined(__GNUC__)
+#define PERFRING_DEPRECATED(use) __attribute__((deprecated("use " use)))
+#else
+#define PERFRING_DEPRECATED(use)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -109,7 +116,12 @@ enum perfring_log_level {
 };
 typedef void (*perfring_log_fn)(enum perfring_log_level level,
 				const char *msg, void *user);
-/* Install fn (NULL restores the default: warnings and errors to stderr). */
+/*
+ * Install fn with its user pointer (NULL restores the default: warnings
+ * and errors to stderr).  Any thread may call it at any time: a message
+ * goes to one installed pair, never to one's fn with another's user; a
+ * message being logged on another thread may still reach the pair before.
+ */
 PERFRING_API void perfring_set_log(perfring_log_fn fn, void *user);
 
 #ifdef __cplusplus

@@ -37,6 +37,8 @@ PERFRING_API int perfring_record_type_from_name(const char *name, uint32_t *type
 
 /* Name of one sample_type / read_format bit without prefix ("IP"), or NULL. */
 PERFRING_API const char *perfring_sample_bit_name(unsigned bit);
+PERFRING_API const char *perfring_read_format_bit_name(unsigned bit);
+PERFRING_DEPRECATED("perfring_read_format_bit_name")
 PERFRING_API const char *perfring_format_bit_name(unsigned bit);
 
 /* Size in bytes of the trailer for this sample_type (0..48). */

@@ -173,7 +173,7 @@ PERFRING_API int perfring_ring_event(const struct perfring_ring *r, uint32_t idx
 /* The attr whose ids contain id, or event 0's when id is unknown/0. */
 PERFRING_API const struct perfring_attr *
 perfring_ring_attr_for_id(const struct perfring_ring *r, uint64_t id);
-PERFRING_API struct perfring_mmap_page *perfring_ring_header(const struct perfring_ring *r);
+PERFRING_API const struct perfring_mmap_page *perfring_ring_header(const struct perfring_ring *r);
 /* Byte offset in the ring file (or fd) of the data area; 0 for anon/wrapped. */
 PERFRING_API uint64_t perfring_ring_data_file_offset(const struct perfring_ring *r);
 
@@ -230,6 +230,9 @@ struct perfring_ring_stats {
 	uint64_t aborted;	/* reservations aborted */
 };
 /* Fill st (st->sz set by the caller).  Returns 0 or -EINVAL. */
+PERFRING_API int perfring_ring_get_stats(const struct perfring_ring *r,
+					 struct perfring_ring_stats *st);
+PERFRING_DEPRECATED("perfring_ring_get_stats")
 PERFRING_API int perfring_ring_stats(const struct perfring_ring *r,
 				     struct perfring_ring_stats *st);
 
@@ -332,6 +335,9 @@ struct perfring_reader_stats {
 };
 /* Set st->sz first: the fields that fit in it are filled, sz is kept.
  * 0, or -EINVAL (no reader, or sz below this first version's size). */
+PERFRING_API int perfring_reader_get_stats(const struct perfring_reader *rd,
+					   struct perfring_reader_stats *st);
+PERFRING_DEPRECATED("perfring_reader_get_stats")
 PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd,
 				       struct perfring_reader_stats *st);
 

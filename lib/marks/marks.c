@@ -572,7 +572,7 @@ PERFRING_API int perfring_marks_thread_init(void)
 	return rc > 0 ? 0 : rc;
 }
 
-PERFRING_API int perfring_marks_stats(struct perfring_marks_stats *st)
+PERFRING_API int perfring_marks_get_stats(struct perfring_marks_stats *st)
 {
 	struct perfring_marks_stats s = {
 		.sz = sizeof(s),

@@ -1013,6 +1013,18 @@ PERFRING_API int perfring_perfdata_attr_by_id(const struct perfring_perfdata *pd
 	return pd ? idmap_find(pd, id) : -ENOENT;
 }
 
+PERFRING_API int perfring_perfdata_event(const struct perfring_perfdata *pd, uint32_t idx,
+					 struct perfring_event_desc *out)
+{
+	struct perfring_event_desc d = { .sz = sizeof(d), .leader = idx, .supported = 1 };
+
+	if (!pd || !out || out->sz < PR_EVENT_DESC_MIN || out->sz > PERFRING_STRUCT_MAX)
+		return -EINVAL;
+	if (perfring_perfdata_attr(pd, idx, &d.attr, &d.ids, &d.nr_ids, &d.name))
+		return -ENOENT;
+	return perfring_struct_fill(out, PR_EVENT_DESC_MIN, &d, sizeof(d));
+}
+
 PERFRING_API int perfring_perfdata_count(struct perfring_perfdata *pd, unsigned nthreads,
 					 struct perfring_diag *diag)
 {
@@ -1041,10 +1053,12 @@ PERFRING_API int perfring_perfdata_count(struct perfring_perfdata *pd, unsigned 
 	return r;
 }
 
-PERFRING_API const struct perfring_perfdata_stats *
-perfring_perfdata_get_stats(const struct perfring_perfdata *pd)
+PERFRING_API int perfring_perfdata_get_stats(const struct perfring_perfdata *pd,
+					     struct perfring_perfdata_stats *st)
 {
-	return pd ? &pd->st : NULL;
+	if (!pd || !st || st->sz < sizeof(*st) || st->sz > PERFRING_STRUCT_MAX)
+		return -EINVAL;
+	return perfring_struct_fill(st, sizeof(pd->st), &pd->st, sizeof(pd->st));
 }
 
 PERFRING_API uint32_t perfring_perfdata_nr_features(const struct perfring_perfdata *pd)
@@ -1351,7 +1365,7 @@ static void resolve(struct perfring_perfdata *pd, unsigned char *p, size_t size,
 	uint64_t id;
 	int idx;
 
-	rec->attr_idx = -1;
+	rec->event = -1;
 	rec->attr = NULL;
 	rec->id = 0;
 	if (!pd->nr_attrs || type >= PERFRING_RECORD_HEADER_ATTR)
@@ -1371,7 +1385,7 @@ static void resolve(struct perfring_perfdata *pd, unsigned char *p, size_t size,
 			}
 		}
 	}
-	rec->attr_idx = idx;
+	rec->event = idx;
 	rec->attr = &pd->attrs[idx]->attr;
 	if (pd->swap) {
 		if (type == PERFRING_RECORD_SAMPLE)
@@ -1696,7 +1710,7 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 							 PERFRING_ATTR_SAMPLE_ID_ALL));
 					rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
 				}
-				rec->header = (const void *)p;
+				rec->hdr = (const void *)p;
 				rec->type = pr_get32(p);
 				rec->size = (uint32_t)size;
 				rec->offset = pd->z_rec_off;
@@ -1834,7 +1848,7 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 				(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL));
 		rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
 	}
-	rec->header = (const void *)p;
+	rec->hdr = (const void *)p;
 	rec->type = type;
 	rec->size = (uint32_t)size;
 	rec->offset = off;
@@ -1851,7 +1865,7 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 				return fail(pd, diag, -ENOMEM, off, "out of memory");
 			memcpy(pd->scratch, p, size);
 			p = pd->scratch;
-			rec->header = (const void *)p;
+			rec->hdr = (const void *)p;
 		}
 		if (type == PERFRING_RECORD_HEADER_TRACING_DATA) {
 			r = take_bytes(pd, extra);

@@ -153,11 +153,16 @@ PERFRING_API const char *perfring_sample_bit_name(unsigned bit)
 	return sample_bit_names[bit];
 }
 
-PERFRING_API const char *perfring_format_bit_name(unsigned bit)
+PERFRING_API const char *perfring_read_format_bit_name(unsigned bit)
 {
 	if (bit >= sizeof(format_bit_names) / sizeof(format_bit_names[0]))
 		return NULL;
 	return format_bit_names[bit];
+}
+
+PERFRING_API const char *perfring_format_bit_name(unsigned bit)
+{
+	return perfring_read_format_bit_name(bit);
 }
 
 /* ---- sample_id_all trailer ---------------------------------------------- */

@@ -971,7 +971,7 @@ PERFRING_API const struct perfring_attr *perfring_ring_attr_for_id(const struct 
 	return &r->events[0].attr;
 }
 
-PERFRING_API struct perfring_mmap_page *perfring_ring_header(const struct perfring_ring *r)
+PERFRING_API const struct perfring_mmap_page *perfring_ring_header(const struct perfring_ring *r)
 {
 	return r ? r->hdr : NULL;
 }
@@ -1064,7 +1064,7 @@ PERFRING_API void perfring_ring_set_lost_sample_id(struct perfring_ring *r,
 	ring_set_lost(r);
 }
 
-PERFRING_API int perfring_ring_stats(const struct perfring_ring *r, struct perfring_ring_stats *st)
+PERFRING_API int perfring_ring_get_stats(const struct perfring_ring *r, struct perfring_ring_stats *st)
 {
 	struct perfring_ring_stats s = { .sz = sizeof(s) };
 
@@ -1742,8 +1742,8 @@ PERFRING_API const struct perfring_diag *perfring_reader_diag(const struct perfr
 	return rd ? &rd->diag : NULL;
 }
 
-PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd,
-				      struct perfring_reader_stats *st)
+PERFRING_API int perfring_reader_get_stats(const struct perfring_reader *rd,
+					  struct perfring_reader_stats *st)
 {
 	struct perfring_reader_stats all;
 
@@ -1849,4 +1849,17 @@ PERFRING_API int perfring_reader_check(struct perfring_reader *rd, perfring_prob
 		}
 	}
 	return problems;
+}
+
+/* ---- names kept for one release (0.2) ----------------------------------- */
+
+PERFRING_API int perfring_ring_stats(const struct perfring_ring *r, struct perfring_ring_stats *st)
+{
+	return perfring_ring_get_stats(r, st);
+}
+
+PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd,
+				       struct perfring_reader_stats *st)
+{
+	return perfring_reader_get_stats(rd, st);
 }

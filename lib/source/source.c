@@ -466,11 +466,9 @@ PERFRING_API int perfring_source_event(const struct perfring_source *s, uint32_t
 		if (d.name && !d.name[0])
 			d.name = NULL;
 	} else {
-		err = perfring_perfdata_attr(s->pd, idx, &d.attr, &d.ids, &d.nr_ids, &d.name);
+		err = perfring_perfdata_event(s->pd, idx, &d);
 		if (err)
 			return err;
-		d.leader = idx;
-		d.supported = 1;
 	}
 	return perfring_struct_fill(out, PR_EVENT_DESC_MIN, &d, sizeof(d));
 }
@@ -553,13 +551,13 @@ PERFRING_API int perfring_source_next(struct perfring_source *s,
 	} else {
 		ret = pr_pd_next(s->pd, &r, diag);
 		if (ret == 1) {
-			rec->hdr = r.header;
+			rec->hdr = r.hdr;
 			rec->type = r.type;
 			rec->size = r.size;
 			rec->offset = r.offset;
 			rec->inner_offset = r.inner_offset;
 			rec->extra_size = r.extra_size;
-			rec->event = r.attr_idx;
+			rec->event = r.event;
 			rec->attr = r.attr;
 			rec->id = r.id;
 			rec->flags = r.flags;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "util/internal.h"
@@ -64,24 +65,36 @@ static void default_log(enum perfring_log_level level, const char *msg, void *us
 			level == PERFRING_LOG_ERROR ? "error" : "warning", msg);
 }
 
+/* fn and user change together: a log call never pairs one's fn with
+ * another's user.  The callback runs outside the lock, so it may log or
+ * install another. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static perfring_log_fn log_fn = default_log;
 static void *log_user;
 
 PERFRING_API void perfring_set_log(perfring_log_fn fn, void *user)
 {
+	pthread_mutex_lock(&log_lock);
 	log_fn = fn ? fn : default_log;
 	log_user = fn ? user : NULL;
+	pthread_mutex_unlock(&log_lock);
 }
 
 void pr_log(enum perfring_log_level lvl, const char *fmt, ...)
 {
 	char buf[1024];
+	perfring_log_fn fn;
+	void *user;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	log_fn(lvl, buf, log_user);
+	pthread_mutex_lock(&log_lock);
+	fn = log_fn;
+	user = log_user;
+	pthread_mutex_unlock(&log_lock);
+	fn(lvl, buf, user);
 }
 
 /* ---- versioned structures ------------------------------------------------ */

@@ -239,14 +239,14 @@ START_TEST(test_ring_stats_sz)
 	ck_assert_int_eq(perfring_ring_write(r, rec), 0);
 	memset(&st, 0xee, sizeof(st));
 	st.sz = sizeof(st);
-	ck_assert_int_eq(perfring_ring_stats(r, &st), 0);
+	ck_assert_int_eq(perfring_ring_get_stats(r, &st), 0);
 	ck_assert_uint_eq(st.sz, sizeof(st));
 	ck_assert_uint_eq(st.head, 16);
 	ck_assert_uint_eq(st.published, 16);
 	ck_assert_uint_eq(st.aborted, 0);
 	st.sz = 4;
-	ck_assert_int_eq(perfring_ring_stats(r, &st), -EINVAL);
-	ck_assert_int_eq(perfring_ring_stats(r, NULL), -EINVAL);
+	ck_assert_int_eq(perfring_ring_get_stats(r, &st), -EINVAL);
+	ck_assert_int_eq(perfring_ring_get_stats(r, NULL), -EINVAL);
 	perfring_ring_close(r);
 }
 END_TEST
@@ -287,9 +287,9 @@ START_TEST(test_reader_source_sz)
 	ck_assert_uint_eq(rec.hdr->type, 200);
 	memset(&rs, 0xee, sizeof(rs));
 	rs.sz = 4;
-	ck_assert_int_eq(perfring_reader_stats(rd, &rs), -EINVAL);
+	ck_assert_int_eq(perfring_reader_get_stats(rd, &rs), -EINVAL);
 	rs.sz = sizeof(rs);
-	ck_assert_int_eq(perfring_reader_stats(rd, &rs), 0);
+	ck_assert_int_eq(perfring_reader_get_stats(rd, &rs), 0);
 	ck_assert_uint_eq(rs.sz, sizeof(rs));
 	ck_assert_uint_eq(rs.records, 1);
 	ck_assert_uint_eq(rs.data_head, 16);
@@ -542,6 +542,46 @@ static int fd_is_open(int fd)
 	return fcntl(fd, F_GETFD) >= 0;
 }
 
+START_TEST(test_perfdata_stats_event)
+{
+	struct perfring_perfdata *pd;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
+	struct perfring_perfdata_stats st = { .sz = 4 };
+	struct perfring_event_desc e = { .sz = sizeof(e) };
+	const struct perfring_attr *a;
+	const char *name;
+	struct perfring_diag d = { 0 };
+	uint32_t n = 0;
+
+	ck_assert_int_eq(perfring_perfdata_open(FIXTURES_DIR "/pd-file.data", NULL, &d, &pd), 0);
+	while (perfring_perfdata_next(pd, &rec, &d) == 1) {
+		ck_assert_ptr_eq(rec.hdr, rec.header);	/* the 0.1 names alias */
+		ck_assert_int_eq(rec.event, rec.attr_idx);
+		n++;
+	}
+	ck_assert_int_eq(perfring_perfdata_get_stats(pd, &st), -EINVAL);
+	ck_assert_int_eq(perfring_perfdata_get_stats(pd, NULL), -EINVAL);
+	st.sz = sizeof(st);
+	ck_assert_int_eq(perfring_perfdata_get_stats(pd, &st), 0);
+	ck_assert_uint_eq(st.sz, sizeof(st));
+	ck_assert_uint_eq(st.total, n);
+	/* an event as perfring_source_event gives one */
+	ck_assert_int_eq(perfring_perfdata_event(pd, 0, &e), 0);
+	ck_assert_int_eq(perfring_perfdata_attr(pd, 0, &a, NULL, NULL, &name), 0);
+	ck_assert_ptr_eq(e.attr, a);
+	ck_assert_ptr_eq(e.name, name);
+	ck_assert_uint_eq(e.leader, 0);
+	ck_assert_int_eq(e.supported, 1);
+	ck_assert_int_eq(perfring_perfdata_event(pd, perfring_perfdata_nr_attrs(pd), &e), -ENOENT);
+	e.sz = 4;
+	ck_assert_int_eq(perfring_perfdata_event(pd, 0, &e), -EINVAL);
+	perfring_perfdata_close(pd);
+	/* the renamed calls give what the old names gave */
+	ck_assert_str_eq(perfring_read_format_bit_name(0), "TOTAL_TIME_ENABLED");
+	ck_assert_ptr_null(perfring_read_format_bit_name(64));
+}
+END_TEST
+
 START_TEST(test_fd_borrowed_perfdata)
 {
 	char path[4096];
@@ -558,7 +598,7 @@ START_TEST(test_fd_borrowed_perfdata)
 	while (perfring_perfdata_next(pd, &rec, &d) == 1)
 		n++;
 	ck_assert_int_gt(n, 0);
-	ck_assert_uint_eq((uint64_t)n, perfring_perfdata_get_stats(pd)->total);
+	ck_assert_uint_eq((uint64_t)n, pd_stats(pd).total);
 	perfring_perfdata_close(pd);
 	ck_assert_int_eq(count_fds(), before);	/* its duplicate is closed */
 	/* and close never closes the caller's own */
@@ -759,6 +799,7 @@ static Suite *conventions_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fd");
 	tcase_add_test(tc, test_fd_borrowed_perfdata);
+	tcase_add_test(tc, test_perfdata_stats_event);
 	tcase_add_test(tc, test_fd_borrowed_writer);
 	tcase_add_test(tc, test_fd_borrowed_ring);
 	suite_add_tcase(s, tc);

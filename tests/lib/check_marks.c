@@ -184,7 +184,7 @@ static void read_ring(const char *path, struct ring_read *rr)
 		x->size = rec.hdr->size;
 	}
 	ck_assert_msg(rc == 0, "reader: %d", rc);
-	ck_assert_int_eq(perfring_reader_stats(rd, &st), 0);
+	ck_assert_int_eq(perfring_reader_get_stats(rd, &st), 0);
 	rr->lost = st.lost + st.lost_pending;
 	perfring_reader_free(rd);
 	perfring_ring_close(ring);
@@ -203,7 +203,7 @@ static struct perfring_marks_stats stats(void)
 {
 	struct perfring_marks_stats st = { .sz = sizeof(st) };
 
-	ck_assert_int_eq(perfring_marks_stats(&st), 0);
+	ck_assert_int_eq(perfring_marks_get_stats(&st), 0);
 	return st;
 }
 

@@ -104,7 +104,7 @@ static void collect(struct perfring_perfdata *pd, struct run *run)
 		memcpy(e->bytes, rec.header, rec.size);
 	}
 	run->ret = r;
-	run->st = *perfring_perfdata_get_stats(pd);
+	run->st = pd_stats(pd);
 	/* errors are sticky */
 	REQUIRE(perfring_perfdata_next(pd, &rec, NULL) == (r < 0 ? r : 0), "not sticky");
 }

@@ -93,7 +93,7 @@ START_TEST(test_big_flat)
 	ck_assert_int_eq(r, 0);
 	ck_assert_uint_eq(n, nrec);
 	ck_assert_uint_eq(sum, nrec * (nrec - 1) / 2);
-	ck_assert_uint_eq(perfring_perfdata_get_stats(pd)->by_type[9], nrec);
+	ck_assert_uint_eq(pd_stats(pd).by_type[9], nrec);
 	perfring_perfdata_close(pd);
 	after = maxrss_kb();
 	unlink(path);

@@ -313,7 +313,7 @@ START_TEST(test_count_fixture)
 	const char *path = fixture(count_fixtures[_i]);
 	struct perfring_perfdata *a, *b;
 	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
-	const struct perfring_perfdata_stats *sa, *sb;
+	struct perfring_perfdata_stats sa0, sb0, *sa = &sa0, *sb = &sb0;
 	struct perfring_diag d;
 
 	ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &a), 0);
@@ -326,8 +326,8 @@ START_TEST(test_count_fixture)
 			ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &b), 0);
 		}
 		ck_assert_int_eq(perfring_perfdata_count(b, n, &d), 0);
-		sa = perfring_perfdata_get_stats(a);
-		sb = perfring_perfdata_get_stats(b);
+		sa0 = pd_stats(a);
+		sb0 = pd_stats(b);
 		ck_assert_uint_gt(sb->total, 10);
 		ck_assert_uint_eq(sb->total, sa->total);
 		ck_assert_uint_eq(sb->other, sa->other);
@@ -371,7 +371,7 @@ START_TEST(test_count_truncated)
 	ck_assert_uint_eq(d.offset, 0x4f0);	/* the first record it cuts */
 	ck_assert_str_eq(d.file, path);
 	ck_assert(strstr(d.msg, "truncated"));
-	ck_assert_uint_eq(perfring_perfdata_get_stats(pd)->total, 17);
+	ck_assert_uint_eq(pd_stats(pd).total, 17);
 	ck_assert_int_eq(perfring_perfdata_next(pd, &rec, &d), -EBADMSG);
 	perfring_perfdata_close(pd);
 	close(fd);

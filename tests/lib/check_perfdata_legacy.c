@@ -62,7 +62,7 @@ static struct perfring_perfdata *open_mem(const void *p, size_t n, int *fdp, int
 static void read_all(struct perfring_perfdata *pd, unsigned nev, int pipe_mode)
 {
 	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
-	const struct perfring_perfdata_stats *st;
+	struct perfring_perfdata_stats st0, *st = &st0;
 	struct perfring_diag d;
 	unsigned n = 0, ns = 0;
 	char msg[1024];
@@ -102,7 +102,7 @@ static void read_all(struct perfring_perfdata *pd, unsigned nev, int pipe_mode)
 		ns++;
 	}
 	ck_assert_msg(r == 0, "%s", perfring_diag_format(&d, msg, sizeof(msg)));
-	st = perfring_perfdata_get_stats(pd);
+	st0 = pd_stats(pd);
 	ck_assert_uint_eq(n, NREC + (pipe_mode ? nev : 0));
 	ck_assert_uint_eq(st->by_type[PERFRING_RECORD_MMAP], 80);
 	ck_assert_uint_eq(st->by_type[PERFRING_RECORD_COMM], 2);

@@ -351,10 +351,10 @@ START_TEST(test_bit_names)
 	ck_assert_str_eq(perfring_sample_bit_name(0), "IP");
 	ck_assert_str_eq(perfring_sample_bit_name(16), "IDENTIFIER");
 	ck_assert_str_eq(perfring_sample_bit_name(24), "WEIGHT_STRUCT");
-	ck_assert_str_eq(perfring_format_bit_name(0), "TOTAL_TIME_ENABLED");
-	ck_assert_str_eq(perfring_format_bit_name(3), "GROUP");
-	ck_assert_str_eq(perfring_format_bit_name(4), "LOST");
-	ck_assert_ptr_null(perfring_format_bit_name(5));
+	ck_assert_str_eq(perfring_read_format_bit_name(0), "TOTAL_TIME_ENABLED");
+	ck_assert_str_eq(perfring_read_format_bit_name(3), "GROUP");
+	ck_assert_str_eq(perfring_read_format_bit_name(4), "LOST");
+	ck_assert_ptr_null(perfring_read_format_bit_name(5));
 }
 END_TEST
 

@@ -38,6 +38,13 @@
 #include "testutil.h"
 #include <perfring/perfring.h>
 
+/* The control page, writable: these tests play a producer that breaks the
+ * protocol (the library hands out the page read-only). */
+static struct perfring_mmap_page *hostile_header(const struct perfring_ring *r)
+{
+	return (struct perfring_mmap_page *)(uintptr_t)perfring_ring_header(r);
+}
+
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1
 #elif defined(__has_feature)
@@ -178,7 +185,7 @@ static uint64_t ring_free_space(struct perfring_ring *r)
 {
 	struct perfring_ring_stats st = { .sz = sizeof(st) };
 
-	perfring_ring_stats(r, &st);
+	perfring_ring_get_stats(r, &st);
 	return perfring_ring_data_size(r) - 8 - (st.head - st.tail);
 }
 
@@ -264,7 +271,7 @@ START_TEST(test_layout_backings)
 	make_path(path, sizeof(path), "backing.ring");
 	for (i = 0; i < 3; i++) {
 		struct perfring_ring *r = mk_ring(bk[i], path, 8 * 4096, 0);
-		struct perfring_mmap_page *h = perfring_ring_header(r);
+		struct perfring_mmap_page *h = hostile_header(r);
 		uint32_t ps = perfring_ring_page_size(r);
 		struct perfring_reader *rd;
 		struct perfring_record rec = { .sz = sizeof(rec) };
@@ -686,7 +693,7 @@ START_TEST(test_lost_record)
 	for (i = 0; i < 7; i++)
 		ck_assert_int_eq(trec_write(r, 0, 63, 64), -ENOSPC);
 	ck_assert_int_eq(errno, 77);
-	perfring_ring_stats(r, &st);
+	perfring_ring_get_stats(r, &st);
 	ck_assert_uint_eq(st.head, 4032);
 	ck_assert_uint_eq(st.published, 4032);
 	ck_assert_uint_eq(st.dropped, 7);
@@ -755,11 +762,11 @@ START_TEST(test_lost_record)
 	ck_assert_int_eq(perfring_reader_next(rd, &rec), 1);
 	ck_assert(trec_check(rec.hdr, &wr, &v));
 	ck_assert_uint_eq(v, 63);
-	perfring_reader_stats(rd, &rs);
+	perfring_reader_get_stats(rd, &rs);
 	ck_assert_uint_eq(rs.lost, 7);
 	ck_assert_uint_eq(rs.lost_records, 1);
 	ck_assert_uint_eq(rs.records, 65);
-	perfring_ring_stats(r, &st);
+	perfring_ring_get_stats(r, &st);
 	ck_assert_uint_eq(st.lost_pending, 0);
 	ck_assert_uint_eq(st.dropped, 7);
 	ck_assert_int_eq(perfring_reader_check(rd, NULL, NULL), 0);
@@ -847,7 +854,7 @@ START_TEST(test_abort_rollback_and_pad)
 	/* Nothing after it: rolled back. */
 	ck_assert_int_eq(perfring_ring_reserve(r, 64, &w1), 0);
 	perfring_ring_abort(r, &w1);
-	perfring_ring_stats(r, &st);
+	perfring_ring_get_stats(r, &st);
 	ck_assert_uint_eq(st.head, 0);
 	ck_assert_uint_eq(st.published, 0);
 	ck_assert_uint_eq(st.aborted, 1);
@@ -858,11 +865,11 @@ START_TEST(test_abort_rollback_and_pad)
 	trec_fill(buf, 9, 1, 32);
 	perfring_ring_copy(r, &w2, 0, buf, 32);
 	perfring_ring_commit(r, &w2);
-	perfring_ring_stats(r, &st);
+	perfring_ring_get_stats(r, &st);
 	ck_assert_uint_eq(st.published, 0);	/* inner commit does not publish */
 	ck_assert_uint_eq(st.head, 96);
 	perfring_ring_abort(r, &w1);
-	perfring_ring_stats(r, &st);
+	perfring_ring_get_stats(r, &st);
 	ck_assert_uint_eq(st.published, 96);
 	ck_assert_uint_eq(st.aborted, 2);
 	/* Inner aborted, nothing after it: rolled back inside the outer one. */
@@ -872,7 +879,7 @@ START_TEST(test_abort_rollback_and_pad)
 	trec_fill(buf, 9, 2, 64);
 	perfring_ring_copy(r, &w1, 0, buf, 64);
 	perfring_ring_commit(r, &w1);
-	perfring_ring_stats(r, &st);
+	perfring_ring_get_stats(r, &st);
 	ck_assert_uint_eq(st.published, 160);
 
 	ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
@@ -884,7 +891,7 @@ START_TEST(test_abort_rollback_and_pad)
 	ck_assert(trec_check(rec.hdr, &wr, &seq));
 	ck_assert_uint_eq(seq, 2);
 	ck_assert_int_eq(perfring_reader_next(rd, &rec), 0);
-	perfring_reader_stats(rd, &rs);
+	perfring_reader_get_stats(rd, &rs);
 	ck_assert_uint_eq(rs.pads, 1);
 	ck_assert_uint_eq(rs.records, 2);
 	perfring_reader_free(rd);
@@ -1006,7 +1013,7 @@ START_TEST(test_hammer_no_loss)
 	h.n = scaled(10000000, 10000);
 	h.wait_for_space = 1;
 	run_hammer(&h);
-	perfring_ring_stats(h.r, &st);
+	perfring_ring_get_stats(h.r, &st);
 	ck_assert_msg(h.bad == 0, "bad record: %s", h.why);
 	ck_assert_uint_eq(h.order_errors, 0);
 	ck_assert_uint_eq(h.gap_errors, 0);
@@ -1028,7 +1035,7 @@ START_TEST(test_hammer_slow_reader)
 	h.n = scaled(1000000, 5000);
 	h.slow_reader = 1;
 	run_hammer(&h);
-	perfring_ring_stats(h.r, &st);
+	perfring_ring_get_stats(h.r, &st);
 	ck_assert_msg(h.bad == 0, "bad record: %s", h.why);
 	ck_assert_uint_eq(h.order_errors, 0);
 	ck_assert_uint_eq(h.gap_errors, 0);
@@ -1165,7 +1172,7 @@ START_TEST(test_nesting_sigalrm)
 			/* the handler's record lies after ours, unpublished */
 			if (g_h_last_pos < w.pos + size)
 				placement_bad++;
-			perfring_ring_stats(g_ring, &st);
+			perfring_ring_get_stats(g_ring, &st);
 			if (st.published > w.pos)
 				publish_bad++;
 		}
@@ -1193,8 +1200,8 @@ START_TEST(test_nesting_sigalrm)
 	}
 	main_seq++;
 	nest_drain(rd, &c);
-	perfring_reader_stats(rd, &rs);
-	perfring_ring_stats(g_ring, &st);
+	perfring_reader_get_stats(rd, &rs);
+	perfring_ring_get_stats(g_ring, &st);
 
 	ck_assert_uint_eq(c.bad, 0);
 	ck_assert_uint_eq(c.order, 0);
@@ -1434,7 +1441,7 @@ START_TEST(test_cross_crash_inflight)
 		ck_assert(WIFSIGNALED(status));
 
 		ck_assert_int_eq(perfring_ring_open(path, PERFRING_RING_READ, &d, &r), 0);
-		perfring_ring_stats(r, &st);
+		perfring_ring_get_stats(r, &st);
 		ck_assert_uint_gt(st.head, st.published);	/* in flight */
 		ck_assert_int_eq(perfring_reader_new(r, &rd), 0);
 		seq = 0;
@@ -1444,7 +1451,7 @@ START_TEST(test_cross_crash_inflight)
 
 		/* A new writer attaches and continues. */
 		ck_assert_int_eq(perfring_ring_open(path, PERFRING_RING_WRITE, &d, &rw), 0);
-		perfring_ring_stats(rw, &st);
+		perfring_ring_get_stats(rw, &st);
 		ck_assert_uint_eq(st.head, st.published);
 		ck_assert_int_eq(trec_write(rw, 4, 100, 200), 0);
 		ck_assert_int_eq(trec_write(rw, 4, 101, 72), 0);
@@ -1506,7 +1513,7 @@ static void hostile_case(int c)
 
 	make_path(path, sizeof(path), "hostile.ring");
 	r = mk_ring(PERFRING_RING_FILE, path, 4096, 0);
-	h = perfring_ring_header(r);
+	h = hostile_header(r);
 	data = (unsigned char *)h + perfring_ring_page_size(r);
 	for (i = 0; i < 3; i++)
 		ck_assert_int_eq(trec_write(r, 1, i, 32), 0);	/* at 0, 32, 64; head 96 */
@@ -1593,7 +1600,7 @@ END_TEST
 START_TEST(test_hostile_fuzz_data)
 {
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, 0);
-	struct perfring_mmap_page *h = perfring_ring_header(r);
+	struct perfring_mmap_page *h = hostile_header(r);
 	unsigned char *data = (unsigned char *)h + perfring_ring_page_size(r);
 	uint64_t round, rounds = scaled(20000, 500);
 	unsigned seed = 1;
@@ -1828,7 +1835,7 @@ START_TEST(test_overwrite_newest)
 		ck_assert_int_eq(trec_write(r, 5, i, size), 0);
 		total += size;
 	}
-	perfring_ring_stats(r, &st);
+	perfring_ring_get_stats(r, &st);
 	ck_assert_uint_eq(st.published, (uint64_t)0 - total);	/* raw decreasing head */
 	ck_assert_uint_eq(st.dropped, 0);
 	n = ow_read(rd, &first, &last, &bytes);
@@ -1852,7 +1859,7 @@ START_TEST(test_overwrite_newest)
 	n = ow_read(rd, &first, &last, &bytes);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(first, 5010);
-	perfring_reader_stats(rd, &rs);
+	perfring_reader_get_stats(rd, &rs);
 	ck_assert_uint_eq(rs.pads, 1);
 	{
 		/* The test records are not samples their attr describes:
@@ -1926,7 +1933,7 @@ START_TEST(test_overwrite_file_crash)
 	n = ow_read(rd, &first, &last, &bytes);
 	ck_assert_uint_eq(last, 3001);
 	ck_assert_uint_gt(n, 10);
-	perfring_reader_stats(rd, &rs);
+	perfring_reader_get_stats(rd, &rs);
 	ck_assert_uint_ge(rs.pads, 1);
 	perfring_reader_free(rd);
 	perfring_ring_close(rw);
@@ -2054,7 +2061,7 @@ START_TEST(test_overwrite_nesting)
 			/* backward: the handler's record lies below ours */
 			if (g_h_last_end > w.pos)
 				bad_place++;
-			perfring_ring_stats(g_ring, &st);
+			perfring_ring_get_stats(g_ring, &st);
 			/* data_head has not moved below our uncommitted record */
 			if ((int64_t)(st.published - (w.pos + size)) < 0)
 				bad_place++;
@@ -2077,7 +2084,7 @@ START_TEST(test_overwrite_nesting)
 	ck_assert_uint_eq(g_h_dropped, 0);
 	ck_assert(c.main_seen);
 	ck_assert_uint_eq(c.main_last, main_seq - 1);	/* the newest is always there */
-	perfring_ring_stats(g_ring, &st);
+	perfring_ring_get_stats(g_ring, &st);
 	ck_assert_uint_eq(st.head, st.published);
 #ifndef UNDER_TSAN
 	ck_assert_msg(nested > 0, "no handler write landed inside a reservation");
@@ -2098,7 +2105,7 @@ END_TEST
 START_TEST(test_reader_framed_ahead_sizes_hold)
 {
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, 0);
-	struct perfring_mmap_page *h = perfring_ring_header(r);
+	struct perfring_mmap_page *h = hostile_header(r);
 	unsigned char *data = (unsigned char *)h + perfring_ring_page_size(r);
 	struct perfring_reader *rd;
 	struct perfring_record rec = { .sz = sizeof(rec) };
@@ -2180,7 +2187,7 @@ START_TEST(test_reader_short_path_edges)
 		ck_assert_int_eq(perfring_reader_next(rd, &rec), 0);
 		perfring_reader_consume(rd);
 	}
-	perfring_reader_stats(rd, &rs);
+	perfring_reader_get_stats(rd, &rs);
 	ck_assert_uint_eq(rs.records, 3 * 122);
 	ck_assert_uint_eq(rs.lost_records, 3);
 	ck_assert_uint_eq(rs.lost, 15);
@@ -2195,7 +2202,7 @@ END_TEST
 START_TEST(test_overwrite_hostile)
 {
 	struct perfring_ring *r = mk_ring(PERFRING_RING_ANON, NULL, 4096, PERFRING_RING_OVERWRITE);
-	struct perfring_mmap_page *h = perfring_ring_header(r);
+	struct perfring_mmap_page *h = hostile_header(r);
 	unsigned char *data = (unsigned char *)h + perfring_ring_page_size(r);
 	struct perfring_reader *rd;
 	struct perfring_record rec = { .sz = sizeof(rec) };

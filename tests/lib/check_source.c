@@ -820,7 +820,7 @@ START_TEST(test_resync)
 		ck_assert_uint_eq(t[k], 100 + (unsigned)k);
 	for (int k = 4; k < n; k++)
 		ck_assert_uint_eq(t[k], 101 + (unsigned)k);
-	perfring_reader_stats(rd, &st);
+	perfring_reader_get_stats(rd, &st);
 	ck_assert_uint_eq(st.resyncs, 1);
 	ck_assert_uint_eq(st.skipped_bytes, 32);
 	ck_assert_uint_eq(st.records, (uint64_t)n);
@@ -863,7 +863,7 @@ START_TEST(test_resync_nothing_after)
 	memset(data + 2 * 32, 0xff, 64);	/* records 2 and 3 */
 	ck_assert_int_eq(perfring_reader_new_opts(r, &o, &rd), 0);
 	ck_assert_int_eq(read_times(rd, t, 16), 2);
-	perfring_reader_stats(rd, &st);
+	perfring_reader_get_stats(rd, &st);
 	ck_assert_uint_eq(st.skipped_bytes, 64);
 	ck_assert_int_eq(log.n, 2);
 	ck_assert_msg(strstr(log.msg[1], "no valid record in the 64 bytes after the damage"), "%s",
@@ -977,7 +977,7 @@ START_TEST(test_resync_overwrite)
 	ck_assert_int_eq(read_times(rd, t, 16), 0);	/* no error, not reported again */
 	ck_assert_int_eq(log.n, 1);
 	ck_assert_uint_eq(log.off[0], 4096 - 64);
-	perfring_reader_stats(rd, &st);
+	perfring_reader_get_stats(rd, &st);
 	ck_assert_uint_eq(st.skipped_bytes, 4096 - 64);	/* the rest of the window */
 	ck_assert_uint_eq(st.resyncs, 1);
 	write_samples(r, 7, 1);

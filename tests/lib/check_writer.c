@@ -1287,7 +1287,7 @@ START_TEST(test_roundtrip_reader)
 		}
 		ck_assert_msg(rc == 0, "reader: %s", perfring_diag_format(&d, m, sizeof(m)));
 		ck_assert_uint_eq(got, nrec);
-		ck_assert_uint_gt(perfring_perfdata_get_stats(pd)->by_type[PERFRING_RECORD_FINISHED_ROUND], 0);
+		ck_assert_uint_gt(pd_stats(pd).by_type[PERFRING_RECORD_FINISHED_ROUND], 0);
 		/* events: attrs, ids and names */
 		ck_assert_uint_eq(perfring_perfdata_nr_attrs(pd), 2);
 		for (k = 0; k < 2; k++) {

@@ -730,7 +730,7 @@ START_TEST(lost_counted)
 	for (uint32_t i = 0; i < nr; i++) {
 		struct perfring_reader_stats st = { .sz = sizeof(st) };
 
-		perfring_reader_stats(rd[i], &st);
+		perfring_reader_get_stats(rd[i], &st);
 		lost += st.lost;
 		lost_records += st.lost_records;
 		perfring_reader_free(rd[i]);

@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < perfring_perfdata_nr_attrs(pd); i++) {
 		PERFRING_EVENT_DESC(e);
 
-		perfring_perfdata_attr(pd, i, &e.attr, &e.ids, &e.nr_ids, &e.name);
+		perfring_perfdata_event(pd, i, &e);
 		if (!e.nr_ids)
 			e.ids = NULL;
 		if (perfring_writer_add_event(w, &e, &d) < 0)
