@@ -511,6 +511,10 @@ static uint32_t event_of(struct exporter *x, int idx, const struct perfring_attr
 	e.name = g_strdup(event_name_default(attr, buf, sizeof(buf)));
 	e.unit = attr->type == PERFRING_TYPE_SOFTWARE && attr->config <= 1 ? "nanoseconds" :
 									    "count";
+	if (!(attr->flags & PERFRING_ATTR_FREQ))
+		e.period = attr->sample_period;
+	else if (e.unit[0] == 'n' && attr->sample_period)
+		e.period = 1000000000 / attr->sample_period;
 	g_array_append_val(x->prof.events, e);
 	g_array_index(x->evmap, uint32_t, idx) = x->prof.events->len;
 	return x->prof.events->len - 1;
@@ -612,7 +616,7 @@ static void on_sample(struct exporter *x, const struct perfring_source_record *r
 	k->w[0] = ev;
 	k->w[1] = s.pid;
 	k->w[2] = s.tid;
-	k->w[3] = (a->sample_type & PERFRING_SAMPLE_CPU) ? s.cpu : 0;
+	k->w[3] = (a->sample_type & PERFRING_SAMPLE_CPU) ? s.cpu : EX_NO_CPU;
 	k->w[4] = comm;
 	memcpy(k->w + SKEY_HEAD, x->frames->data, nf * sizeof(uint32_t));
 	period = (a->sample_type & PERFRING_SAMPLE_PERIOD) ? s.period :
@@ -865,8 +869,9 @@ static struct esym_file *vdso_syms(struct exporter *x, struct ex_mapping *m)
 }
 
 /*
- * The symbols of a mapping's file, found as the head comment says: a file
- * found by build id gives the symbols when it has more of them than the
+ * The symbols of a mapping's file, found as the head comment says (by the
+ * recorded build id, else by the one of the file at its path, as perf
+ * does when the build-id table lacks a file): a file found by build id gives the symbols when it has more of them than the
  * binary at the mapping's path (a .debug file's .symtab against the
  * binary's .dynsym; perf's ~/.debug cache holds a copy of the binary);
  * the offsets are mapped with the binary's segments
@@ -877,6 +882,8 @@ static struct esym_file *mapping_syms(struct exporter *x, struct ex_mapping *m)
 {
 	const char *home = g_get_home_dir();
 	struct esym_file *bin, *dbg = NULL;
+	uint8_t b[20];
+	size_t bl = 0;
 	char h[41];
 
 	if (m->sym_state)
@@ -887,10 +894,20 @@ static struct esym_file *mapping_syms(struct exporter *x, struct ex_mapping *m)
 	if (m->file[0] == '[' || strncmp(m->file, "//", 2) == 0 ||
 	    strncmp(m->file, "/memfd:", 7) == 0)
 		return NULL;
+	bin = symfile(x, m->file);
+	if (bin)
+		bl = esym_build_id(bin, b);
+	if (bin && m->build_id_len && bl &&
+	    (bl != m->build_id_len || memcmp(b, m->build_id, bl)))
+		bin = NULL;	/* another build of the file now: its symbols would lie */
 	if (m->build_id_len) {
+		bl = m->build_id_len;
+		memcpy(b, m->build_id, bl);
+	}
+	if (bl) {	/* the recorded build id, else (as perf) the file's */
 		char *cand[3];
 
-		hex(h, m->build_id, m->build_id_len);
+		hex(h, b, bl);
 		cand[0] = g_strdup_printf("%s/.debug/.build-id/%.2s/%s/elf", home, h, h + 2);
 		cand[1] = g_strdup_printf("%s/.debug%s/%s/elf", home, m->file, h);
 		cand[2] = g_strdup_printf("/usr/lib/debug/.build-id/%.2s/%s.debug", h, h + 2);
@@ -899,18 +916,8 @@ static struct esym_file *mapping_syms(struct exporter *x, struct ex_mapping *m)
 
 			if (c && (!dbg || esym_count(c) > esym_count(dbg)))
 				dbg = c;
-		}
-		for (int i = 0; i < 3; i++)
 			g_free(cand[i]);
-	}
-	bin = symfile(x, m->file);
-	if (bin && m->build_id_len) {
-		uint8_t b[20];
-		size_t bl = esym_build_id(bin, b);
-
-		/* another build of the file now: its symbols would lie */
-		if (bl && (bl != m->build_id_len || memcmp(b, m->build_id, bl)))
-			bin = NULL;
+		}
 	}
 	if (!bin && !dbg)
 		return NULL;
@@ -1074,47 +1081,137 @@ static void main_mapping(struct exporter *x)
 
 /* ---- reading -------------------------------------------------------------------- */
 
+static void deliver(struct exporter *x, const struct perfring_source_record *r)
+{
+	switch (r->type) {
+	case PERFRING_RECORD_SAMPLE:
+		on_sample(x, r);
+		break;
+	case PERFRING_RECORD_MMAP:
+	case PERFRING_RECORD_MMAP2:
+		on_mmap(x, r);
+		break;
+	case PERFRING_RECORD_COMM:
+		on_comm(x, r);
+		break;
+	case PERFRING_RECORD_FORK:
+		on_fork(x, r);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * perf's ordering (doc/perf-format.md 5.7): kernel records with a time are
+ * queued and delivered in time order, at each FINISHED_ROUND those not
+ * newer than the newest time seen at the previous one, the rest at the
+ * end; records without a time at once.  Without it an MMAP2 that one CPU's
+ * buffer wrote after another CPU's later samples would not explain them.
+ */
+struct qrec {
+	uint64_t time, seq;
+	struct perfring_source_record r;	/* hdr: our copy */
+};
+
+struct queue {
+	GArray *q;		/* struct qrec */
+	uint64_t seq, max_time, round_limit;
+};
+
+static gint qrec_cmp(gconstpointer a, gconstpointer b)
+{
+	const struct qrec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void queue_flush(struct exporter *x, struct queue *q, int all)
+{
+	guint i, n;
+
+	g_array_sort(q->q, qrec_cmp);
+	for (i = 0; i < q->q->len; i++) {
+		struct qrec *e = &g_array_index(q->q, struct qrec, i);
+
+		if (!all && e->time > q->round_limit)
+			break;
+		deliver(x, &e->r);
+		g_free((void *)e->r.hdr);
+	}
+	n = i;
+	g_array_remove_range(q->q, 0, n);
+}
+
+/* The record's time, 0 if it has none. */
+static uint64_t rec_time(const struct perfring_source_record *r)
+{
+	const struct perfring_attr *a = r->attr;
+	struct perfring_sample_id sid;
+	struct perfring_sample s;
+
+	if (!a || r->type >= PERFRING_RECORD_HEADER_ATTR || !(a->sample_type & PERFRING_SAMPLE_TIME))
+		return 0;
+	if (r->type == PERFRING_RECORD_SAMPLE)
+		return perfring_sample_decode(a, r->hdr, r->size, &s, NULL) == 0 ? s.time : 0;
+	if (!(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) ||
+	    perfring_sample_id_decode(a->sample_type, r->hdr, r->size, &sid) < 0)
+		return 0;
+	return sid.time;
+}
+
 /* 0 at the end, 1 on damage (reported). */
 static int read_all(struct exporter *x)
 {
 	struct perfring_source_record r = { .sz = sizeof(r) };
+	struct queue q = { .q = g_array_new(FALSE, FALSE, sizeof(struct qrec)) };
 	struct perfring_diag d;
 	int ret;
 
 	for (;;) {
+		uint64_t t;
+
 		tool_diag_reset(&d);
 		ret = perfring_source_next(x->src, &r, &d);
-		if (ret == 0)
-			return 0;
-		if (ret < 0) {
-			if (!d.msg[0])
-				snprintf(d.msg, sizeof(d.msg), "%s", g_strerror(-ret));
-			if (!d.file[0])
-				snprintf(d.file, sizeof(d.file), "%s", x->path);
-			tool_error_diag(&d);
-			return 1;
+		if (ret <= 0)
+			break;
+		if (r.type == PERFRING_RECORD_FINISHED_ROUND) {
+			queue_flush(x, &q, 0);
+			q.round_limit = q.max_time;
+			continue;
 		}
-		switch (r.type) {
-		case PERFRING_RECORD_SAMPLE:
-			on_sample(x, &r);
-			break;
-		case PERFRING_RECORD_MMAP:
-		case PERFRING_RECORD_MMAP2:
-			on_mmap(x, &r);
-			break;
-		case PERFRING_RECORD_COMM:
-			on_comm(x, &r);
-			break;
-		case PERFRING_RECORD_FORK:
-			on_fork(x, &r);
-			break;
-		case PERFRING_RECORD_HEADER_BUILD_ID:	/* pipe mode; header native */
+		if (r.type == PERFRING_RECORD_HEADER_BUILD_ID) {	/* pipe mode; header native */
 			feat_build_ids(x, (const uint8_t *)r.hdr, r.size, 0);
-			break;
-		default:
-			break;
+			continue;
+		}
+		if (r.type != PERFRING_RECORD_SAMPLE && r.type != PERFRING_RECORD_MMAP &&
+		    r.type != PERFRING_RECORD_MMAP2 && r.type != PERFRING_RECORD_COMM &&
+		    r.type != PERFRING_RECORD_FORK)
+			continue;
+		t = rec_time(&r);
+		if (t == 0 || t == UINT64_MAX) {
+			deliver(x, &r);
+		} else {
+			struct qrec e = { .time = t, .seq = q.seq++, .r = r };
+
+			e.r.hdr = g_memdup2(r.hdr, r.size);
+			g_array_append_val(q.q, e);
+			if (t > q.max_time)
+				q.max_time = t;
 		}
 	}
+	queue_flush(x, &q, 1);
+	g_array_free(q.q, TRUE);
+	if (ret == 0)
+		return 0;
+	if (!d.msg[0])
+		snprintf(d.msg, sizeof(d.msg), "%s", g_strerror(-ret));
+	if (!d.file[0])
+		snprintf(d.file, sizeof(d.file), "%s", x->path);
+	tool_error_diag(&d);
+	return 1;
 }
 
 static void times(struct exporter *x)
