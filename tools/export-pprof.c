@@ -113,10 +113,12 @@ static void label(GByteArray *b, GByteArray *m, struct strtab *t, const char *ke
 		  const char *str, uint64_t num)
 {
 	pb_uint(m, 1, str_id(t, key));
-	if (str)
+	if (str) {
 		pb_uint(m, 2, str_id(t, str));
-	else
-		pb_uint(m, 3, num);
+	} else {	/* even 0: a label without num or str would read as empty */
+		pb_key(m, 3, WT_VARINT);
+		pb_varint(m, num);
+	}
 	pb_msg(b, 3, m);
 }
 
@@ -167,7 +169,8 @@ static void encode(const struct ex_profile *p, GByteArray *out)
 		label(m, m2, &t, "pid", NULL, s->pid);
 		label(m, m2, &t, "tid", NULL, s->tid);
 		label(m, m2, &t, "comm", p->comms->pdata[s->comm], 0);
-		label(m, m2, &t, "cpu", NULL, s->cpu);
+		if (s->cpu != EX_NO_CPU)
+			label(m, m2, &t, "cpu", NULL, s->cpu);
 		pb_msg(out, 2, m);
 	}
 	/* the main binary first: pprof names the profile after mapping[0] */
@@ -231,6 +234,7 @@ static void encode(const struct ex_profile *p, GByteArray *out)
 		pb_uint(m, 1, str_id(&t, e->name));
 		pb_uint(m, 2, str_id(&t, e->unit));
 		pb_msg(out, 11, m);	/* period_type */
+		pb_uint(out, 12, e->period);
 		pb_uint(out, 14, str_id(&t, e->name));	/* default_sample_type */
 	}
 	g_byte_array_free(m, TRUE);

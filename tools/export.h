@@ -17,6 +17,8 @@ struct ex_event {
 	char *name;		/* perf's event name */
 	const char *unit;	/* "nanoseconds" or "count" */
 	uint64_t samples;	/* samples of this event */
+	uint64_t period;	/* the sampling period (frequency mode: 1e9 / Hz
+				 * for the clocks, else 0) */
 };
 
 struct ex_mapping {
@@ -45,10 +47,12 @@ struct ex_function {
 	char *file;		/* the binary it is from */
 };
 
+#define EX_NO_CPU UINT32_MAX
+
 /* One aggregated sample: the same event, task, CPU, comm and stack. */
 struct ex_sample {
 	uint32_t event;
-	uint32_t pid, tid, cpu;
+	uint32_t pid, tid, cpu;	/* cpu: EX_NO_CPU if not sampled */
 	uint32_t comm;		/* index in comms */
 	uint32_t nframes;
 	const uint32_t *frames;	/* location ids, leaf first */
