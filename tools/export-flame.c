@@ -301,7 +301,11 @@ static const char fg_script[] =
 	"  var n=fname(g);if(fd(g)>1)self[n]=(self[n]||0)+parseFloat(g.getAttribute('data-s'));});\n"
 	" for(var n in self){if(self[n]>bv){bv=self[n];best=n;}}\n"
 	" document.getElementById('hottest').textContent=best?'hottest: '+best+' ('+(100*bv).toFixed(2)+'%)':'';\n"
-	" layout();})();\n";
+	" layout();})();\n"
+	"(function(){var h=decodeURIComponent((window.location&&window.location.hash||'').substring(1));\n"
+	" h.split('&').forEach(function(kv){var i=kv.indexOf('='),k=kv.substring(0,i),v=kv.substring(i+1);\n"
+	"  if(k=='s')search(v);\n"
+	"  if(k=='z'){for(var j=0;j<frames.length;j++)if(fname(frames[j])==v){zoom(frames[j]);break;}}});})();\n";
 
 int ex_write_svg(const struct ex_profile *p, uint32_t ev, const char *title, FILE *fp)
 {
