@@ -10,19 +10,7 @@
 # inside a record gives the samples before the cut, one message naming the
 # file and the byte offset, exit 1.
 . "$top_srcdir/tests/testlib.sh"
-command -v go >/dev/null 2>&1 || skip "go is not installed (apt-get install golang-go)"
-EXP=$B/tools/perfring-export
-GOCACHE=$W/gocache
-export GOCACHE
-cd "$W" || die "cd $W"
-
-# samples PROFILE: the sum of the samples/count columns of go pprof -raw
-samples() {
-	go tool pprof -raw "$1" 2>/dev/null | awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
-		s && /^ +[0-9]+ .*:/ { for (i = 1; i <= NF; i++) { v = $i; e = v ~ /:$/; sub(/:$/, "", v)
-			if (i % 2) t += v; if (e) break } }
-		END { print t + 0 }'
-}
+. "$top_srcdir/tests/tools/export-lib.sh"
 perf_samples() {	# DATA STATS-FILE: perf's count (perf itself where it runs and
 	# reads the file: perf 6.1 cannot read some pipe-mode files from a file,
 	# whose .stats were made from the pipe)
@@ -49,7 +37,7 @@ check() {
 		bad "$1: export exit $r: $(head -3 "$1.err")"
 		return
 	fi
-	n=$(samples "$1.pb.gz")
+	n=$(pprof_samples "$1.pb.gz")
 	[ "$n" = "$3" ] && ok "$1: $n samples, as perf counts" ||
 		bad "$1: $n samples in the profile, perf counts $3"
 }

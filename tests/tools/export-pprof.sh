@@ -15,11 +15,7 @@
 # npm's registry are optional (that part skips with the reason).
 . "$top_srcdir/tests/testlib.sh"
 need_perf_sampling
-command -v go >/dev/null 2>&1 || skip "go is not installed (apt-get install golang-go)"
-EXP=$B/tools/perfring-export
-GOCACHE=$W/gocache
-export GOCACHE
-cd "$W" || die "cd $W"
+. "$top_srcdir/tests/tools/export-lib.sh"
 
 # pct_top FILE SYM [COLUMN]: the flat% (2) or cum% (5) go pprof -top gives SYM
 pct_top() {
@@ -80,11 +76,7 @@ bid=$("$PERF" buildid-list -i g.data 2>/dev/null | awk '$2 ~ /wl-busy$/ { print 
 [ -n "$bid" ] && has "the workload's build id" raw "$bid" || bad "perf buildid-list names no wl-busy"
 has "the workload's mapping" raw 'wl-busy'
 # Samples: go pprof's sum of the samples/count column equals perf's count.
-# (a sample line: "COUNT VALUE: LOCATIONS", COUNT and VALUE per event)
-n=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
-	s && /^ +[0-9]+ .*:/ { for (i = 1; i <= NF; i++) { v = $i; e = v ~ /:$/; sub(/:$/, "", v)
-		if (i % 2) t += v; if (e) break } }
-	END { print t + 0 }' raw)
+n=$(pprof_samples g.pb.gz)
 [ "$n" = "$(nsamples g.data)" ] && ok "samples: $n, as perf counts" ||
 	bad "samples: $n, perf counts $(nsamples g.data)"
 go tool pprof -top -nodefraction=0 "$W/g.pb.gz" 2>&1 | head -3 >head

@@ -132,4 +132,4 @@ TESTS += tests/tools/check_marks_span
 EXPORT_SH_TESTS = tests/tools/export-pprof.sh tests/tools/export-flame.sh \
 	tests/tools/export-corpus.sh
 TESTS += $(EXPORT_SH_TESTS)
-EXTRA_DIST += $(EXPORT_SH_TESTS)
+EXTRA_DIST += $(EXPORT_SH_TESTS) tests/tools/export-lib.sh
