@@ -1279,6 +1279,7 @@ static int write_to(const struct exporter *x, enum fmt f, uint32_t ev, FILE *fp)
 
 static int write_output(const struct exporter *x, enum fmt f, uint32_t ev)
 {
+	struct stat st;
 	char *tmp;
 	FILE *fp;
 	int fd, r;
@@ -1294,6 +1295,21 @@ static int write_output(const struct exporter *x, enum fmt f, uint32_t ev)
 			return -1;
 		}
 		return 0;
+	}
+	if (stat(opt_output, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, a terminal: written in place, never
+		 * replaced by a rename */
+		fp = fopen(opt_output, "we");
+		if (!fp) {
+			tool_error("%s: %s", opt_output, g_strerror(errno));
+			return -1;
+		}
+		r = write_to(x, f, ev, fp);
+		if (fclose(fp) != 0 && r == 0)
+			r = -errno;
+		if (r < 0)
+			tool_error("%s: %s", opt_output, g_strerror(-r));
+		return r < 0 ? -1 : 0;
 	}
 	tmp = g_strdup_printf("%s.XXXXXX", opt_output);
 	fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0644);

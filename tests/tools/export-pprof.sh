@@ -10,7 +10,8 @@
 #    and counts as many samples as perf;
 #  - --no-symbolize leaves addresses raw; a binary that is gone gives one
 #    summary line and raw frames; pipe mode and a byte-swapped copy give the
-#    same profile; a ring written by perfring-record is exported too.
+#    same profile; a ring written by perfring-record is exported too;
+#    an output that is a FIFO is written in place.
 # go is required (golang-go, installed by scripts/setup-debian.sh); node and
 # npm's registry are optional (that part skips with the reason).
 . "$top_srcdir/tests/testlib.sh"
@@ -137,6 +138,18 @@ status "output in a missing directory" 2 $?
 dir_is "nothing left behind" nodir ""  2>/dev/null || true
 ls -A | grep -q '\.pb\.gz\.' && bad "a temporary file was left: $(ls -A | grep '\.pb\.gz\.')" ||
 	ok "no temporary file left"
+
+# An output that is not a regular file is written in place, not replaced
+# (a rename over /dev/null would put a regular file there): a FIFO.
+mkfifo fifo || die "mkfifo"
+cat fifo >fifo.out &
+bg=$!
+"$EXP" -f folded -o fifo g.data 2>fifo.err
+status "-o FIFO" 0 $?
+wait "$bg"
+bg=
+[ -p fifo ] && ok "the FIFO is still a FIFO" || bad "the FIFO was replaced: $(ls -l fifo)"
+has "the folded stacks went through the FIFO" fifo.out ';main;hot_function [0-9]+$'
 
 # A second decoder: npm's pprof-format.
 if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 &&
