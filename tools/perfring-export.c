@@ -87,13 +87,24 @@ struct proc {
 	GArray *maps;		/* struct pmap, sorted by start, not overlapping */
 };
 
+/* Bumped by every change of any address space (see location()). */
+static uint32_t map_gen = 1;
+
 /* An aggregated sample's key: event, pid, tid, cpu, comm, then frames. */
+/*
+ * An aggregated sample's key: event, pid/tid, cpu, comm, the map generation
+ * and the cpumode, then the raw call chain (or ip).  Raw addresses, so that
+ * a stack seen before (most samples of a busy program) costs one hash
+ * lookup, not one location lookup per frame; the map generation keeps
+ * stacks apart whose addresses meant other things.  The frames (location
+ * ids) follow the words in the same allocation.
+ */
 struct skey {
 	uint32_t n;		/* words */
 	uint32_t idx;		/* the sample's index */
-	uint32_t w[];
+	uint64_t w[];
 };
-#define SKEY_HEAD 5
+#define SKEY_HEAD 6
 
 struct lkey {
 	uint64_t addr;
@@ -117,6 +128,8 @@ struct exporter {
 	GHashTable *symfiles;	/* resolved path -> struct esym_file * (or NULL) */
 	GArray *evmap;		/* source event index -> ex event index + 1 */
 	GArray *frames;		/* uint32_t: the sample being built */
+	struct skey *key;	/* the key being looked up, keycap words */
+	size_t keycap;
 	uint64_t kernel_text;	/* pgoff of the [kernel.kallsyms]_text map */
 	uint64_t first_time, last_time;
 	uint64_t nsamples, bad_samples;
@@ -131,18 +144,18 @@ struct exporter {
 static guint skey_hash(gconstpointer p)
 {
 	const struct skey *k = p;
-	uint32_t h = 2166136261u;
+	uint64_t h = k->n;
 
 	for (uint32_t i = 0; i < k->n; i++)
-		h = (h ^ k->w[i]) * 16777619u;
-	return h;
+		h = (h ^ k->w[i]) * 0x9e3779b97f4a7c15ull;
+	return (guint)(h ^ h >> 32);
 }
 
 static gboolean skey_equal(gconstpointer a, gconstpointer b)
 {
 	const struct skey *x = a, *y = b;
 
-	return x->n == y->n && memcmp(x->w, y->w, x->n * sizeof(uint32_t)) == 0;
+	return x->n == y->n && memcmp(x->w, y->w, x->n * sizeof(uint64_t)) == 0;
 }
 
 static guint lkey_hash(gconstpointer p)
@@ -228,6 +241,7 @@ static void exporter_free(struct exporter *x)
 	g_hash_table_destroy(x->symfiles);
 	g_array_free(x->evmap, TRUE);
 	g_array_free(x->frames, TRUE);
+	g_free(x->key);
 	g_free(x->hostname);
 	g_free(x->osrelease);
 	perfring_source_close(x->src);
@@ -401,6 +415,7 @@ static void add_map(struct exporter *x, uint32_t pid, uint64_t start, uint64_t l
 	if (kernel && strncmp(file, "[kernel.kallsyms]", 17) == 0)
 		file = "[kernel.kallsyms]";
 	id = mapping_id(x, start, len, pgoff, file, bid, bid_len, kernel);
+	map_gen++;
 	map_insert(get_proc(x, pid, 1), start, start + len, pgoff, id);
 }
 
@@ -475,6 +490,7 @@ static void on_fork(struct exporter *x, const struct perfring_source_record *r)
 		if (!parent)
 			return;
 		child = get_proc(x, e->pid, 1);
+		map_gen++;
 		g_array_set_size(child->maps, 0);
 		g_array_append_vals(child->maps, parent->maps->data, parent->maps->len);
 	}
@@ -537,7 +553,39 @@ static void name_events(struct exporter *x)
 	}
 }
 
+/*
+ * The location of (process, address, kernel) is looked for in a
+ * direct-mapped cache first: deep call chains repeat the same addresses
+ * sample after sample, and the map search and hash lookup it saves were
+ * most of the time on big recordings.  An entry is good for one map
+ * generation (every new map starts another).
+ */
+#define LCACHE_BITS 16
+struct lcache {
+	uint64_t addr;
+	const struct proc *p;
+	uint32_t gen;
+	uint32_t id;		/* 0: empty */
+	int kernel;
+};
+static struct lcache lcache[1u << LCACHE_BITS];
+
+static uint32_t location_slow(struct exporter *x, const struct proc *p, uint64_t addr,
+			      int kernel);
+
 static uint32_t location(struct exporter *x, const struct proc *p, uint64_t addr, int kernel)
+{
+	uint64_t h = (addr ^ (uintptr_t)p ^ (uint64_t)kernel) * 0x9e3779b97f4a7c15ull;
+	struct lcache *c = &lcache[h >> (64 - LCACHE_BITS)];
+
+	if (c->id && c->gen == map_gen && c->addr == addr && c->p == p && c->kernel == kernel)
+		return c->id;
+	*c = (struct lcache){ addr, p, map_gen, location_slow(x, p, addr, kernel), kernel };
+	return c->id;
+}
+
+static uint32_t location_slow(struct exporter *x, const struct proc *p, uint64_t addr,
+			      int kernel)
 {
 	const struct pmap *m = map_find(kernel ? get_proc(x, UINT32_MAX, 0) : p, addr);
 	struct lkey k = { .addr = addr, .mapping = m ? m->mapping : 0, .kernel = !!kernel };
@@ -564,12 +612,12 @@ static void on_sample(struct exporter *x, const struct perfring_source_record *r
 {
 	struct perfring_sample s;
 	const struct perfring_attr *a = r->attr;
-	struct skey *k;
+	struct skey *k, *old;
 	struct proc *p;
 	struct ex_sample *es;
-	uint64_t period;
-	uint32_t ev, comm, nf;
-	guint i;
+	uint64_t period, chain, i;
+	uint32_t ev, comm, nf, *frames;
+	size_t nw;
 
 	if (!a || perfring_sample_decode(a, r->hdr, r->size, &s, NULL) < 0) {
 		x->bad_samples++;
@@ -585,12 +633,41 @@ static void on_sample(struct exporter *x, const struct perfring_source_record *r
 			x->last_time = s.time;
 		x->has_time = 1;
 	}
+	comm = thread_comm(x, s.pid, s.tid);
+	period = (a->sample_type & PERFRING_SAMPLE_PERIOD) ? s.period :
+		 (a->flags & PERFRING_ATTR_FREQ) ? 1 : a->sample_period;
+	chain = (a->sample_type & PERFRING_SAMPLE_CALLCHAIN) ? s.callchain_nr : 0;
+	nw = SKEY_HEAD + (chain ? chain : 1);
+	if (nw > x->keycap) {
+		x->keycap = nw * 2;
+		x->key = g_realloc(x->key, sizeof(*x->key) + x->keycap * sizeof(uint64_t));
+	}
+	k = x->key;
+	k->n = (uint32_t)nw;
+	k->w[0] = ev;
+	k->w[1] = (uint64_t)s.pid << 32 | s.tid;
+	k->w[2] = (a->sample_type & PERFRING_SAMPLE_CPU) ? s.cpu : EX_NO_CPU;
+	k->w[3] = comm;
+	k->w[4] = map_gen;
+	k->w[5] = is_kernel_mode(r->hdr->misc);
+	if (chain)
+		memcpy(k->w + SKEY_HEAD, s.callchain, chain * sizeof(uint64_t));
+	else
+		k->w[SKEY_HEAD] = s.ip;
+	old = g_hash_table_lookup(x->sample_idx, k);
+	if (old) {
+		es = &g_array_index(x->prof.samples, struct ex_sample, old->idx);
+		es->count++;
+		es->period += period;
+		return;
+	}
+	/* a new stack: its locations */
 	p = get_proc(x, s.pid, 0);
 	g_array_set_size(x->frames, 0);
-	if ((a->sample_type & PERFRING_SAMPLE_CALLCHAIN) && s.callchain_nr) {
+	if (chain) {
 		int kernel = is_kernel_mode(r->hdr->misc), first = 1;
 
-		for (i = 0; i < s.callchain_nr; i++) {
+		for (i = 0; i < chain; i++) {
 			uint64_t ip = s.callchain[i];
 			uint32_t id;
 
@@ -609,29 +686,11 @@ static void on_sample(struct exporter *x, const struct perfring_source_record *r
 
 		g_array_append_val(x->frames, id);
 	}
-	comm = thread_comm(x, s.pid, s.tid);
 	nf = x->frames->len;
-	k = g_malloc(sizeof(*k) + (SKEY_HEAD + nf) * sizeof(uint32_t));
-	k->n = SKEY_HEAD + nf;
-	k->w[0] = ev;
-	k->w[1] = s.pid;
-	k->w[2] = s.tid;
-	k->w[3] = (a->sample_type & PERFRING_SAMPLE_CPU) ? s.cpu : EX_NO_CPU;
-	k->w[4] = comm;
-	memcpy(k->w + SKEY_HEAD, x->frames->data, nf * sizeof(uint32_t));
-	period = (a->sample_type & PERFRING_SAMPLE_PERIOD) ? s.period :
-		 (a->flags & PERFRING_ATTR_FREQ) ? 1 : a->sample_period;
-	{
-		struct skey *old = g_hash_table_lookup(x->sample_idx, k);
-
-		if (old) {
-			g_free(k);
-			es = &g_array_index(x->prof.samples, struct ex_sample, old->idx);
-			es->count++;
-			es->period += period;
-			return;
-		}
-	}
+	k = g_malloc(sizeof(*k) + nw * sizeof(uint64_t) + nf * sizeof(uint32_t));
+	memcpy(k, x->key, sizeof(*k) + nw * sizeof(uint64_t));
+	frames = (uint32_t *)(void *)(k->w + nw);
+	memcpy(frames, x->frames->data, nf * sizeof(uint32_t));
 	k->idx = x->prof.samples->len;
 	g_hash_table_add(x->sample_idx, k);
 	g_array_set_size(x->prof.samples, k->idx + 1);
@@ -639,10 +698,10 @@ static void on_sample(struct exporter *x, const struct perfring_source_record *r
 	es->event = ev;
 	es->pid = s.pid;
 	es->tid = s.tid;
-	es->cpu = k->w[3];
+	es->cpu = (uint32_t)k->w[2];
 	es->comm = comm;
 	es->nframes = nf;
-	es->frames = k->w + SKEY_HEAD;
+	es->frames = frames;
 	es->count = 1;
 	es->period = period;
 }
@@ -1150,12 +1209,23 @@ static uint64_t rec_time(const struct perfring_source_record *r)
 {
 	const struct perfring_attr *a = r->attr;
 	struct perfring_sample_id sid;
-	struct perfring_sample s;
 
 	if (!a || r->type >= PERFRING_RECORD_HEADER_ATTR || !(a->sample_type & PERFRING_SAMPLE_TIME))
 		return 0;
-	if (r->type == PERFRING_RECORD_SAMPLE)
-		return perfring_sample_decode(a, r->hdr, r->size, &s, NULL) == 0 ? s.time : 0;
+	if (r->type == PERFRING_RECORD_SAMPLE) {
+		/* TIME follows IDENTIFIER, IP and TID, u64 each: read it there
+		 * (the sample is decoded whole when it is delivered) */
+		size_t off = sizeof(struct perfring_event_header) +
+			     8u * (!!(a->sample_type & PERFRING_SAMPLE_IDENTIFIER) +
+				   !!(a->sample_type & PERFRING_SAMPLE_IP) +
+				   !!(a->sample_type & PERFRING_SAMPLE_TID));
+		uint64_t t;
+
+		if (off + 8 > r->size)
+			return 0;
+		memcpy(&t, (const uint8_t *)r->hdr + off, 8);
+		return t;
+	}
 	if (!(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) ||
 	    perfring_sample_id_decode(a->sample_type, r->hdr, r->size, &sid) < 0)
 		return 0;
