@@ -28,6 +28,10 @@
  * dlsym at run time (no link dependency; without libstdc++ names stay
  * mangled), which prints them as perf report does (with parameters).
  *
+ * --call-graph dwarf samples (user registers and stack copy) are unwound
+ * with libdw (tools/export-unwind.c) after their kernel chain; the raw
+ * unwound chain is then handled like a frame-pointer one.
+ *
  * Damage: the records before it are exported, the diagnostic names the
  * file and byte offset, exit 1.  The output appears under its name only
  * when complete (a temporary file in the same directory, renamed).
@@ -48,6 +52,7 @@
 #include <unistd.h>
 
 #include "export-elf.h"
+#include "export-unwind.h"
 #include "export.h"
 #include "tool-common.h"
 
@@ -85,7 +90,13 @@ struct pmap {
 
 struct proc {
 	GArray *maps;		/* struct pmap, sorted by start, not overlapping */
+	struct ex_unwinder *uw;	/* --call-graph dwarf samples; NULL until one */
+	uint32_t uw_gen;	/* the map generation it was made in */
+	uint32_t pid;
 };
+
+/* The one exporter of this run, for libdw's callbacks (unwind_module). */
+static struct exporter *cur_exporter;
 
 /* Bumped by every change of any address space (see location()). */
 static uint32_t map_gen = 1;
@@ -112,6 +123,9 @@ struct lkey {
 	uint32_t kernel;
 };
 
+#define EX_MAX_CHAIN 1024	/* frames of a chain with its DWARF-unwound part */
+#define EX_MAX_UNWIND 256	/* frames unwound of one user stack */
+
 struct exporter {
 	const char *path;
 	struct perfring_source *src;
@@ -130,6 +144,7 @@ struct exporter {
 	GArray *frames;		/* uint32_t: the sample being built */
 	struct skey *key;	/* the key being looked up, keycap words */
 	size_t keycap;
+	uint64_t chain[EX_MAX_CHAIN];	/* a kernel chain and its unwound user part */
 	uint64_t kernel_text;	/* pgoff of the [kernel.kallsyms]_text map */
 	uint64_t first_time, last_time;
 	uint64_t nsamples, bad_samples;
@@ -178,6 +193,7 @@ static void proc_free(gpointer p)
 	struct proc *pr = p;
 
 	g_array_free(pr->maps, TRUE);
+	ex_unwind_free(pr->uw);
 	g_free(pr);
 }
 
@@ -286,6 +302,7 @@ static struct proc *get_proc(struct exporter *x, uint32_t pid, int create)
 	if (!p && create) {
 		p = g_new0(struct proc, 1);
 		p->maps = g_array_new(FALSE, FALSE, sizeof(struct pmap));
+		p->pid = pid;
 		g_hash_table_insert(x->procs, GUINT_TO_POINTER(pid), p);
 	}
 	if (p) {
@@ -608,6 +625,71 @@ static int is_kernel_mode(unsigned misc)
 	return misc == PERFRING_MISC_KERNEL || misc == PERFRING_MISC_GUEST_KERNEL;
 }
 
+/* ex_module_fn: the file mapped at pc in the unwinder's process. */
+static int unwind_module(void *user, uint64_t pc, const char **path, uint64_t *bias)
+{
+	const struct proc *p = user;
+	const struct pmap *pm = map_find(p, pc);
+	const struct ex_mapping *m;
+
+	if (!pm)
+		return 0;
+	m = &g_array_index(cur_exporter->prof.mappings, struct ex_mapping, pm->mapping - 1);
+	if (m->file[0] != '/' || access(m->file, R_OK) != 0)
+		return 0;
+	*path = m->file;
+	*bias = pm->start - pm->pgoff;
+	return 1;
+}
+
+/*
+ * A --call-graph dwarf sample: its kernel chain (perf asks for no user
+ * chain then) followed by PERF_CONTEXT_USER and the user stack unwound
+ * from its registers and stack copy, into x->chain.  Returns the number
+ * of entries, or 0 when the sample is not one of those (or has a user
+ * chain already).
+ */
+static uint64_t dwarf_chain(struct exporter *x, const struct perfring_attr *a,
+			    const struct perfring_sample *s, struct proc *p)
+{
+	uint64_t n = 0, size;
+	int user = 0, got;
+
+	if ((a->sample_type & (PERFRING_SAMPLE_REGS_USER | PERFRING_SAMPLE_STACK_USER)) !=
+		    (PERFRING_SAMPLE_REGS_USER | PERFRING_SAMPLE_STACK_USER) ||
+	    !p || !s->regs_user_abi || !s->regs_user_nr || !s->stack_user_size)
+		return 0;
+	if (a->sample_type & PERFRING_SAMPLE_CALLCHAIN) {
+		for (uint64_t i = 0; i < s->callchain_nr; i++) {
+			if (s->callchain[i] == PERFRING_CONTEXT_USER)
+				user = 1;
+			else if (user && s->callchain[i] < PERFRING_CONTEXT_MAX)
+				return 0;	/* a user chain is there */
+		}
+		n = s->callchain_nr < EX_MAX_CHAIN / 2 ? s->callchain_nr : EX_MAX_CHAIN / 2;
+		memcpy(x->chain, s->callchain, n * sizeof(uint64_t));
+		/* a trailing PERF_CONTEXT_USER marker without frames: ours follows */
+		while (n && x->chain[n - 1] == PERFRING_CONTEXT_USER)
+			n--;
+	}
+	if (p->uw && p->uw_gen != map_gen) {	/* its modules may have moved */
+		ex_unwind_free(p->uw);
+		p->uw = NULL;
+	}
+	if (!p->uw) {
+		p->uw = ex_unwind_new(unwind_module, p, p->pid);
+		p->uw_gen = map_gen;
+		if (!p->uw)
+			return 0;
+	}
+	size = s->stack_user_dyn_size && s->stack_user_dyn_size < s->stack_user_size ?
+		       s->stack_user_dyn_size : s->stack_user_size;
+	x->chain[n++] = PERFRING_CONTEXT_USER;
+	got = ex_unwind(p->uw, s->tid, s->regs_user, s->regs_user_nr, a->sample_regs_user,
+			s->stack_user, size, x->chain + n, EX_MAX_UNWIND);
+	return got > 0 ? n + (uint64_t)got : 0;
+}
+
 static void on_sample(struct exporter *x, const struct perfring_source_record *r)
 {
 	struct perfring_sample s;
@@ -636,7 +718,14 @@ static void on_sample(struct exporter *x, const struct perfring_source_record *r
 	comm = thread_comm(x, s.pid, s.tid);
 	period = (a->sample_type & PERFRING_SAMPLE_PERIOD) ? s.period :
 		 (a->flags & PERFRING_ATTR_FREQ) ? 1 : a->sample_period;
-	chain = (a->sample_type & PERFRING_SAMPLE_CALLCHAIN) ? s.callchain_nr : 0;
+	p = get_proc(x, s.pid, 0);
+	chain = dwarf_chain(x, a, &s, p);
+	if (chain) {
+		s.callchain = x->chain;
+		s.callchain_nr = chain;
+	} else {
+		chain = (a->sample_type & PERFRING_SAMPLE_CALLCHAIN) ? s.callchain_nr : 0;
+	}
 	nw = SKEY_HEAD + (chain ? chain : 1);
 	if (nw > x->keycap) {
 		x->keycap = nw * 2;
@@ -662,7 +751,6 @@ static void on_sample(struct exporter *x, const struct perfring_source_record *r
 		return;
 	}
 	/* a new stack: its locations */
-	p = get_proc(x, s.pid, 0);
 	g_array_set_size(x->frames, 0);
 	if (chain) {
 		int kernel = is_kernel_mode(r->hdr->misc), first = 1;
@@ -1452,6 +1540,7 @@ int main(int argc, char **argv)
 		return TOOL_EXIT_USAGE;
 	}
 	exporter_init(&x);
+	cur_exporter = &x;
 	x.path = argc > 1 ? argv[1] : "perf.data";
 	r = perfring_source_open(x.path, &o, &d, &x.src);
 	if (r < 0) {

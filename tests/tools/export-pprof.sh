@@ -4,7 +4,8 @@
 #    without call chains, with -g and with --call-graph dwarf) shows the
 #    workload's functions with the shares perf report --no-children gives
 #    them (within 1 point), and -top -cum the shares of perf report
-#    --children (within 2 points; frame-pointer chains);
+#    --children (within 2 points); also for wl-nofp with --call-graph
+#    dwarf, whose stacks only DWARF unwinding gets through;
 #  - go tool pprof -raw: sample types and units, labels, build id, period,
 #    duration; npm's pprof-format (a second decoder, via node) reads the file
 #    and counts as many samples as perf;
@@ -64,7 +65,25 @@ compare() {
 	>/dev/null 2>&1 || die "perf record --call-graph dwarf failed"
 compare flat flat.data 0
 compare g g.data 1
-compare dwarf dwarf.data 0
+compare dwarf dwarf.data 1
+
+# DWARF unwinding where frame pointers cannot go: wl-nofp's leaf is called
+# from inside libc's qsort (-O2 -fomit-frame-pointer).
+"$PERF" record -q -e cpu-clock --call-graph dwarf -o nofp.data -- "$WL/wl-nofp" 0.5 \
+	>/dev/null 2>&1 || die "perf record --call-graph dwarf wl-nofp failed"
+"$EXP" -o nofp.pb.gz nofp.data 2>nofp.err
+status "nofp: perfring-export" 0 $?
+go tool pprof -top -cum -nodefraction=0 -nodecount=50 nofp.pb.gz >nofp.cum 2>&1
+for f in main leaf_compare; do
+	a=$(pct_top nofp.cum $f 5) b=$(children nofp.data $f)
+	within "$a" "$b" 2 && ok "nofp: $f cum $a% vs perf $b%" ||
+		{ bad "nofp: $f cum $a% vs perf report --children $b%"; sed 's/^/#  /' nofp.cum | head -20; }
+done
+a=$(pct_top nofp.cum leaf_compare 2) b=$(share nofp.data leaf_compare)
+within "$a" "$b" 1 && ok "nofp: leaf_compare flat $a% vs perf $b%" ||
+	bad "nofp: leaf_compare flat $a% vs perf report --no-children $b%"
+at_least "$(pct_top nofp.cum main 5)" 90 && ok "nofp: main is reached (unwound through libc)" ||
+	bad "nofp: main has $(pct_top nofp.cum main 5)% only"
 
 # What go tool pprof -raw shows of the -g profile.
 go tool pprof -raw g.pb.gz >raw 2>&1
@@ -103,7 +122,8 @@ go tool pprof -symbolize=none -top -nodefraction=0 gone.pb.gz >gone.top 2>&1
 hasnt "binary gone: no workload names" gone.top 'hot_function'
 has "binary gone: libc still symbolized" gone.top '__libc_start_call_main'
 
-# Pipe mode, byte-swapped: the same profile (go pprof -top alike).
+# Pipe mode, byte-swapped: the same profile (go pprof -top alike; its time
+# is the file's, and the swapped copy is newer).
 "$PERF" record -q -e cpu-clock -g -o - -- "$WL/wl-busy" 0.5 2>/dev/null >pipe.data ||
 	die "perf record -o -"
 "$EXP" -o pipe.pb.gz - <pipe.data 2>pipe.err
@@ -115,8 +135,8 @@ within "$a" "$b" 1 && ok "pipe: hot_function $a% vs perf $b%" ||
 "$B/tests/tools/pd-swap" g.data swapped.data 2>swap.err || die "pd-swap: $(cat swap.err)"
 "$EXP" -o swapped.pb.gz swapped.data 2>swapped.err
 status "byte-swapped" 0 $?
-go tool pprof -top -nodefraction=0 swapped.pb.gz | sed 1,2d >swapped.top 2>&1
-go tool pprof -top -nodefraction=0 g.pb.gz | sed 1,2d >g.top2 2>&1
+go tool pprof -top -nodefraction=0 swapped.pb.gz | grep -v "^Time:" >swapped.top 2>&1
+go tool pprof -top -nodefraction=0 g.pb.gz | grep -v "^Time:" >g.top2 2>&1
 same "byte-swapped: the same profile" g.top2 swapped.top
 
 # A ring from perfring-record.
