@@ -122,6 +122,26 @@ go tool pprof -symbolize=none -top -nodefraction=0 gone.pb.gz >gone.top 2>&1
 hasnt "binary gone: no workload names" gone.top 'hot_function'
 has "binary gone: libc still symbolized" gone.top '__libc_start_call_main'
 
+# The kernel: this machine's kallsyms names kernel frames of a recording
+# made here, never those of one made elsewhere (pd-foreign: another host,
+# kernel release and kernel build id), whose frames stay addresses.
+kname=$(go tool pprof -top -nodefraction=0 g.pb.gz 2>/dev/null |
+	awk '$NF ~ /^(entry_SYSCALL|do_syscall_64|asm_|__x64_sys)/ { print $NF; exit }')
+if [ -n "$kname" ]; then
+	ok "kernel frames named here ($kname)"
+	"$B/tests/tools/pd-foreign" g.data foreign.data otherhost 1.2.3-other 2>err ||
+		die "pd-foreign: $(cat err)"
+	"$EXP" -o foreign.pb.gz foreign.data 2>foreign.err
+	status "recorded elsewhere" 0 $?
+	has "recorded elsewhere: the kernel is listed without symbols" foreign.err \
+		'mappings? without symbols: .*\[kernel\.kallsyms\]'
+	go tool pprof -symbolize=none -top -nodefraction=0 foreign.pb.gz >foreign.top 2>&1
+	hasnt "recorded elsewhere: no kernel function names" foreign.top "$kname\$"
+	has "recorded elsewhere: user functions still named" foreign.top 'hot_function$'
+else
+	echo "# no kernel frames in the -g recording: kallsyms matching not checked"
+fi
+
 # Pipe mode, byte-swapped: the same profile (go pprof -top alike; its time
 # is the file's, and the swapped copy is newer).
 "$PERF" record -q -e cpu-clock -g -o - -- "$WL/wl-busy" 0.5 2>/dev/null >pipe.data ||
