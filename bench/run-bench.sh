@@ -32,6 +32,7 @@ tool() {
 DUMP=$(tool perfring-dump)
 REPLAY=$(tool perfring-replay)
 RECORD=$(tool perfring-record)
+EXPORT=$(tool perfring-export)
 RUNSTAT=$B/bench/runstat
 PERF=$(command -v perf || true)
 T0=$(date +%s)
@@ -264,6 +265,24 @@ else
 fi
 rm -f "$W/copy.data"
 rm -f "$W"/inject.data* "$W/copy.ring" "$W"/replay.data*
+
+# ---- export: the -g perf.data as pprof, folded stacks, a flame graph --------
+# Against perf report --stdio --no-children on the same file (what one
+# reads a profile with without an exporter); peak RSS as the memory lines.
+if test -x "$EXPORT"; then
+	measure /dev/null "$PERF" report --stdio --no-children -i "$BIG"; peer=$MED
+	for f in pprof folded svg; do
+		FRESH=$W/export.out measure /dev/null "$EXPORT" -f $f -o "$W/export.out" "$BIG"
+		test "$RC" = 0 || echo "INFO perfring-export -f $f exit status $RC"
+		line export-$f-vs-perf-report "${MED}s" "${peer}s(perf-report--no-children)" \
+			"$(fcalc "$MED / $peer")" "<=" 0.2
+		line memory-export-$f "$((RSS / 1024))MB(${MED}s)" "$(mb "$size")MB(perf.data)" \
+			"$((RSS / 1024))MB" "<=" 128
+	done
+	rm -f "$W/export.out"
+else
+	skip export-pprof-vs-perf-report "<=0.2" "no perfring-export"
+fi
 fi # part tools
 
 if part record; then

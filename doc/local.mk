@@ -4,7 +4,7 @@
 # version, so what the pages have in common is written once.  (The awk
 # patterns spell [@] so that configure does not substitute them.)
 man_MANS = doc/perfring-record.1 doc/perfring-dump.1 doc/perfring-replay.1 \
-	doc/libperfring.3
+	doc/libperfring.3 doc/perfring-export.1
 MAN_FRAGMENTS = doc/common-env.man doc/common-tool.man
 EXTRA_DIST += $(man_MANS:=.in) $(MAN_FRAGMENTS)
 # The format notes the code cites ("doc/perf-format.md 3.4").
@@ -25,3 +25,5 @@ doc/perfring-replay.1: $(srcdir)/doc/perfring-replay.1.in $(MAN_FRAGMENTS) Makef
 doc/libperfring.3: $(srcdir)/doc/libperfring.3.in $(MAN_FRAGMENTS) Makefile
 	$(MAN_GEN)
 EXTRA_DIST += doc/perf-data-extras.md
+doc/perfring-export.1: $(srcdir)/doc/perfring-export.1.in $(MAN_FRAGMENTS) Makefile
+	$(MAN_GEN)

@@ -200,3 +200,25 @@ fuzz_fuzz_marks_CPPFLAGS = $(FUZZ_CPP)
 fuzz_fuzz_marks_LDFLAGS = $(FUZZ_LINK)
 fuzz_fuzz_marks_LDADD = $(FUZZ_LIBS)
 endif
+
+# fuzz-elfsym: perfring-export's ELF symbol reader (tools/export-elf.c,
+# libelf underneath), kept in one block like the targets above.
+FUZZ_TARGETS += elfsym
+FUZZ_REPLAY_PROGS += fuzz/replay-elfsym
+FUZZ_ELFSYM_SOURCES = fuzz/fuzz-elfsym.c tools/export-elf.c tools/export-elf.h
+FUZZ_ELFSYM_CPP = $(FUZZ_CPP) -I$(top_srcdir)/tools
+FUZZ_ELFSYM_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(LIBELF_CFLAGS)
+FUZZ_ELFSYM_LIBS = $(FUZZ_LIBS) $(LIBELF_LIBS) $(GLIB_LIBS)
+fuzz_replay_elfsym_SOURCES = $(FUZZ_ELFSYM_SOURCES) $(FUZZ_REPLAY_COMMON)
+fuzz_replay_elfsym_CPPFLAGS = $(FUZZ_ELFSYM_CPP) $(FUZZ_DIRS) -DFUZZ_NAME='"elfsym"'
+fuzz_replay_elfsym_CFLAGS = $(FUZZ_ELFSYM_CFLAGS)
+fuzz_replay_elfsym_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_replay_elfsym_LDADD = $(FUZZ_ELFSYM_LIBS)
+if ENABLE_FUZZING
+FUZZ_PROGS += fuzz/fuzz-elfsym
+fuzz_fuzz_elfsym_SOURCES = $(FUZZ_ELFSYM_SOURCES) $(FUZZ_COMMON)
+fuzz_fuzz_elfsym_CPPFLAGS = $(FUZZ_ELFSYM_CPP)
+fuzz_fuzz_elfsym_CFLAGS = $(FUZZ_ELFSYM_CFLAGS)
+fuzz_fuzz_elfsym_LDFLAGS = $(FUZZ_LINK)
+fuzz_fuzz_elfsym_LDADD = $(FUZZ_ELFSYM_LIBS)
+endif

@@ -6,7 +6,8 @@ pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
       libglib2.0-dev check libzstd-dev linux-perf clang valgrind binutils
       groff-base debhelper dpkg-dev fakeroot
       nodejs default-jdk-headless hotspot python3
-      qemu-system-x86"
+      qemu-system-x86
+      libelf-dev libdw-dev zlib1g-dev golang-go chromium"
 # make bench's LTTng-UST comparison (not needed to build or test):
 # PERFRING_BENCH=1 scripts/setup-debian.sh
 [ "${PERFRING_BENCH:-}" = 1 ] && pkgs="$pkgs liblttng-ust-dev lttng-tools"

@@ -53,3 +53,14 @@ tools_perfring_replay_SOURCES = tools/perfring-replay.c
 tools_perfring_replay_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_replay_CFLAGS = $(TOOL_CFLAGS)
 tools_perfring_replay_LDADD = tools/libtool-json.la tools/libtool-input.la $(TOOL_LDADD)
+
+# perfring-export (issue 28): pprof, folded stacks and SVG flame graphs,
+# symbolized with libelf (tools/export-elf.c), DWARF stacks unwound with
+# libdw (tools/export-unwind.c), gzipped with zlib.
+bin_PROGRAMS += tools/perfring-export
+tools_perfring_export_SOURCES = tools/perfring-export.c tools/export.h \
+	tools/export-elf.c tools/export-elf.h tools/export-pprof.c tools/export-flame.c \
+	tools/export-unwind.c tools/export-unwind.h
+tools_perfring_export_CPPFLAGS = $(TOOL_CPPFLAGS)
+tools_perfring_export_CFLAGS = $(TOOL_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
+tools_perfring_export_LDADD = $(TOOL_LDADD) $(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) -ldl

@@ -69,6 +69,19 @@ void tool_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int tool_parse_options(GOptionContext *ctx, int *argc, char ***argv)
+{
+	GError *err = NULL;
+	int ok = g_option_context_parse(ctx, argc, argv, &err);
+
+	if (!ok) {
+		tool_error("%s", err->message);
+		g_error_free(err);
+	}
+	g_option_context_free(ctx);
+	return ok ? 0 : -1;
+}
+
 void tool_error_diag(const struct perfring_diag *d)
 {
 	char buf[1024];

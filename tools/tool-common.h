@@ -29,6 +29,12 @@ void tool_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 void tool_progress(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 void tool_progress_end(void);
 
+/*
+ * Parse the command line with ctx and free ctx: 0, or -1 after printing
+ * the error ("PROG: MSG").
+ */
+int tool_parse_options(GOptionContext *ctx, int *argc, char ***argv);
+
 /* "PROG: FILE: offset 0x...: MSG" from a diagnostic. */
 void tool_error_diag(const struct perfring_diag *d);
 

@@ -37,6 +37,7 @@ plugins=$libdir/perfring/plugins
 for f in $libdir/libperfring.so.2 $libdir/libperfring.so $libdir/pkgconfig/perfring.pc \
 	/usr/include/perfring/perfring.h /usr/include/perfring/plugin.h /usr/include/perfring/version.h \
 	/usr/bin/perfring-record /usr/bin/perfring-dump /usr/bin/perfring-replay \
+	/usr/bin/perfring-export /usr/share/man/man1/perfring-export.1.gz \
 	/usr/share/man/man1/perfring-record.1.gz /usr/share/man/man1/perfring-dump.1.gz \
 	/usr/share/man/man1/perfring-replay.1.gz /usr/share/man/man3/libperfring.3.gz \
 	$plugins/comm.so $plugins/mmap2.so $plugins/task.so $plugins/hw.so; do

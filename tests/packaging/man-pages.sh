@@ -8,7 +8,7 @@ doc=$top_builddir/doc
 version=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")
 
 rendered=
-for page in perfring-record.1 perfring-dump.1 perfring-replay.1 libperfring.3; do
+for page in perfring-record.1 perfring-dump.1 perfring-replay.1 perfring-export.1 libperfring.3; do
 	[ -f "$doc/$page" ] && ok "not: $doc/$page was not generated" || die "$doc/$page was not generated"
 	grep -q '@VERSION@\|@include\|@PLUGINSDIR@' "$doc/$page" && die "$page: unsubstituted placeholder" || ok "not: $page: unsubstituted placeholder"
 	grep -q "libperfring $version" "$doc/$page" && ok "not: $page: no version $version in its title" || die "$page: no version $version in its title"
@@ -30,7 +30,7 @@ done
 plugindir=$(sed -n '/^\.SH FILES/,/^\.SH EX/ s/^\.I //p' "$doc/libperfring.3")
 long=/tmp/$(printf '%0150d' 0 | tr 0 x)/inst/lib/perfring/plugins
 if command -v groff >/dev/null && [ -n "$plugindir" ]; then
-	for page in perfring-record.1 perfring-dump.1 perfring-replay.1 libperfring.3; do
+	for page in perfring-record.1 perfring-dump.1 perfring-replay.1 perfring-export.1 libperfring.3; do
 		sed "s|$plugindir|$long|g" "$doc/$page" >"$W/long.$page"
 		groff -man -Tutf8 -ww -z "$W/long.$page" >"$W/groff" 2>&1 && ok "not: groff failed on $page (long prefix)" || die "groff failed on $page (long prefix)"
 		[ -s "$W/groff" ] && { cat "$W/groff"; die "groff warns about $page with a long prefix"; } || ok "not: groff warns about $page with a long prefix"
@@ -38,7 +38,7 @@ if command -v groff >/dev/null && [ -n "$plugindir" ]; then
 	grep -q "$long" "$W/long.libperfring.3" && ok "not: libperfring.3 does not name the plugins directory" || die "libperfring.3 does not name the plugins directory"
 fi
 
-for t in record dump replay; do
+for t in record dump replay export; do
 	tool=$top_builddir/tools/perfring-$t
 	page=$doc/perfring-$t.1
 	"$tool" --help >"$W/help" 2>&1 && ok "perfring-$t --help exited with $?" || die "perfring-$t --help exited with $?"

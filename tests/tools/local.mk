@@ -126,3 +126,10 @@ tests_tools_check_marks_span_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/tools
 tests_tools_check_marks_span_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
 tests_tools_check_marks_span_LDADD = $(CHECK_LIBS) $(GLIB_LIBS)
 TESTS += tests/tools/check_marks_span
+# perfring-export (issue 28): pprof read by go tool pprof and npm's
+# pprof-format against perf report, folded stacks and the SVG flame graph
+# rendered by headless chromium, the reader's corpus, damaged input.
+EXPORT_SH_TESTS = tests/tools/export-pprof.sh tests/tools/export-flame.sh \
+	tests/tools/export-corpus.sh
+TESTS += $(EXPORT_SH_TESTS)
+EXTRA_DIST += $(EXPORT_SH_TESTS) tests/tools/export-lib.sh
