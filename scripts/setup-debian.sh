@@ -7,7 +7,7 @@ pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
       groff-base debhelper dpkg-dev fakeroot
       nodejs default-jdk-headless hotspot python3
       qemu-system-x86
-      libelf-dev libdw-dev zlib1g-dev golang-go chromium"
+      libelf-dev libdw-dev zlib1g-dev liblzma-dev xz-utils golang-go chromium"
 # make bench's LTTng-UST comparison (not needed to build or test):
 # PERFRING_BENCH=1 scripts/setup-debian.sh
 [ "${PERFRING_BENCH:-}" = 1 ] && pkgs="$pkgs liblttng-ust-dev lttng-tools"

@@ -5,10 +5,13 @@
  * What is kept, as perf keeps it (elf_sym__is_function): STT_FUNC and
  * STT_GNU_IFUNC symbols with a value and a section, from .symtab when the
  * file has one, else from .dynsym.  A symbol without a size ends where the
- * next one starts.  MiniDebugInfo (.gnu_debugdata, xz) is not read: that
- * would need liblzma for what distribution packages mostly also ship as
- * .dynsym plus a debug package (/usr/lib/debug/.build-id, looked up by the
- * caller).
+ * next one starts.  A file without .symtab may carry MiniDebugInfo: a
+ * section .gnu_debugdata holding an xz-compressed ELF whose .symtab lists
+ * the functions that .dynsym leaves out (Fedora, CentOS and others strip
+ * their binaries this way).  Its symbols are added to those of .dynsym, as
+ * gdb and elfutils do; liblzma decompresses it, bounded by
+ * ESYM_MINI_MAX bytes.  A debug package (/usr/lib/debug/.build-id) is
+ * looked up by the caller.
  *
  * Bounds: libelf parses the file and refuses out-of-range section, symbol
  * and string indices itself (gelf_getsym, elf_strptr return NULL); on top of
@@ -22,6 +25,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,7 @@
 #define ESYM_MAX	(1u << 24)	/* symbols kept of one file */
 #define ESYM_NAME_MAX	4096u		/* bytes of one name kept */
 #define ESEG_MAX	256u		/* PT_LOAD segments / sections kept */
+#define ESYM_MINI_MAX	(256u << 20)	/* bytes of a decompressed .gnu_debugdata */
 
 struct esym {
 	uint64_t addr, end;
@@ -208,12 +213,77 @@ static void read_note(struct esym_file *f, Elf_Scn *scn)
 	}
 }
 
+/* The decompressed bytes of an xz stream, at most ESYM_MINI_MAX of them;
+ * NULL when the stream is damaged or larger. */
+static uint8_t *unxz(const uint8_t *in, size_t len, size_t *out_len)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	size_t cap = len * 4 + 4096;
+	uint8_t *out = NULL;
+	lzma_ret r;
+
+	if (lzma_stream_decoder(&z, ESYM_MINI_MAX, 0) != LZMA_OK)
+		return NULL;
+	z.next_in = in;
+	z.avail_in = len;
+	do {
+		if (cap > ESYM_MINI_MAX)
+			cap = ESYM_MINI_MAX;
+		out = g_realloc(out, cap);
+		z.next_out = out + z.total_out;
+		z.avail_out = cap - z.total_out;
+		r = lzma_code(&z, LZMA_FINISH);
+		if (r == LZMA_OK || r == LZMA_BUF_ERROR) {
+			if (z.avail_out || cap == ESYM_MINI_MAX)
+				break;	/* truncated input, or too large */
+			cap *= 2;
+		}
+	} while (r == LZMA_OK || r == LZMA_BUF_ERROR);
+	*out_len = z.total_out;
+	lzma_end(&z);
+	if (r != LZMA_STREAM_END) {
+		g_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* MiniDebugInfo: the .symtab of the ELF inside .gnu_debugdata, added to
+ * f's symbols (the inner file has the outer one's addresses). */
+static void read_minidebuginfo(struct esym_file *f, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Scn *in = NULL;
+	GElf_Shdr sh;
+	size_t len = 0;
+	uint8_t *img;
+	Elf *elf;
+
+	if (!data || !data->d_buf || !data->d_size)
+		return;
+	img = unxz(data->d_buf, data->d_size, &len);
+	if (!img)
+		return;
+	elf = elf_memory((char *)img, len);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		while ((in = elf_nextscn(elf, in)) != NULL) {
+			if (gelf_getshdr(in, &sh) && sh.sh_type == SHT_SYMTAB) {
+				read_symtab(f, elf, in, &sh);
+				break;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	g_free(img);
+}
+
 static struct esym_file *from_elf(Elf *elf)
 {
 	struct esym_file *f;
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *mini = NULL;
 	GElf_Shdr symtab_sh, dynsym_sh, sh;
-	size_t nph = 0, i;
+	size_t nph = 0, i, shstrndx = 0;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return NULL;
@@ -227,9 +297,17 @@ static struct esym_file *from_elf(Elf *elf)
 			f->segs[f->nsegs++] = (struct eseg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
 		}
 	}
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		shstrndx = 0;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *sname;
+
 		if (!gelf_getshdr(scn, &sh))
 			continue;
+		if (sh.sh_type == SHT_PROGBITS && !mini && shstrndx &&
+		    (sname = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    strcmp(sname, ".gnu_debugdata") == 0)
+			mini = scn;
 		if (sh.sh_type == SHT_SYMTAB && !symtab) {
 			symtab = scn;
 			symtab_sh = sh;
@@ -247,6 +325,8 @@ static struct esym_file *from_elf(Elf *elf)
 		read_symtab(f, elf, symtab, &symtab_sh);
 	if (!f->syms->len && dynsym)
 		read_symtab(f, elf, dynsym, &dynsym_sh);
+	if (!symtab && mini)
+		read_minidebuginfo(f, mini);
 	finish_syms(f);
 	return f;
 }

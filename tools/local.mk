@@ -62,5 +62,5 @@ tools_perfring_export_SOURCES = tools/perfring-export.c tools/export.h \
 	tools/export-elf.c tools/export-elf.h tools/export-pprof.c tools/export-flame.c \
 	tools/export-unwind.c tools/export-unwind.h
 tools_perfring_export_CPPFLAGS = $(TOOL_CPPFLAGS)
-tools_perfring_export_CFLAGS = $(TOOL_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
-tools_perfring_export_LDADD = $(TOOL_LDADD) $(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) -ldl
+tools_perfring_export_CFLAGS = $(TOOL_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS) $(LZMA_CFLAGS)
+tools_perfring_export_LDADD = $(TOOL_LDADD) $(LIBDW_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS) $(LZMA_LIBS) -ldl

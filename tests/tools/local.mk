@@ -130,6 +130,6 @@ TESTS += tests/tools/check_marks_span
 # pprof-format against perf report, folded stacks and the SVG flame graph
 # rendered by headless chromium, the reader's corpus, damaged input.
 EXPORT_SH_TESTS = tests/tools/export-pprof.sh tests/tools/export-flame.sh \
-	tests/tools/export-corpus.sh
+	tests/tools/export-corpus.sh tests/tools/export-jit-node.sh tests/tools/export-minidebuginfo.sh
 TESTS += $(EXPORT_SH_TESTS)
 EXTRA_DIST += $(EXPORT_SH_TESTS) tests/tools/export-lib.sh
