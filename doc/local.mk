@@ -11,6 +11,8 @@ EXTRA_DIST += $(man_MANS:=.in) $(MAN_FRAGMENTS)
 EXTRA_DIST += doc/perf-format.md
 # For someone porting a kernel to the freestanding core (lib/core).
 EXTRA_DIST += doc/porting-a-kernel.md
+# The flame graph the README shows (a screenshot of perfring-export -f svg).
+EXTRA_DIST += doc/flamegraph.png
 CLEANFILES += $(man_MANS)
 
 MAN_GEN = $(AM_V_GEN)$(MKDIR_P) doc && $(AWK) -v dir='$(srcdir)/doc' -v version='$(VERSION)' -v plugindir='$(plugindir)' \
