@@ -14,6 +14,8 @@
 set -u
 
 B=${BENCH_BUILD:-$(pwd)}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=${BENCH_SRC:-$(dirname "$HERE")}
 SCALE=${BENCH_SCALE:-1}
 TREPS=${BENCH_TOOL_REPS:-3}
 SLOW=${BENCH_SLOW:-20}
@@ -126,8 +128,6 @@ fi
 
 # ---- ring-write against LTTng-UST ---------------------------------------
 # Built here, not by automake, so that nothing else depends on LTTng.
-HERE=$(cd "$(dirname "$0")" && pwd)
-SRC=${BENCH_SRC:-$(dirname "$HERE")}
 if pkg-config --exists lttng-ust 2>/dev/null && command -v lttng >/dev/null 2>&1; then
 	${CC:-cc} -O2 -g -std=gnu11 -I"$HERE" -I"$SRC/include" -I"$B/include" \
 		$(pkg-config --cflags glib-2.0 lttng-ust) -o "$B/bench/lttng-bench" \
