@@ -97,7 +97,13 @@ struct perfring_source_opts {
  * Open a source ("-" = standard input; a ring on standard input must be a
  * regular file).  opts and diag may be NULL.  Returns 0 and *out, or what
  * perfring_probe, perfring_ring_open or perfring_perfdata_open return
- * (diag filled: file, offset, what).  A ring is opened read-only.
+ * (diag filled: file, offset, what).  The path is opened once: the file
+ * probed is the file read.  A ring file is read-write when its
+ * permissions allow it, so that perfring_source_consume moves its
+ * data_tail for a producer that is still writing; otherwise read-only,
+ * and consume leaves the file alone.  Records are read only, never
+ * changed.  A perf.data is opened read-only; a FIFO blocks until a
+ * writer opens it.
  */
 PERFRING_API int perfring_source_open(const char *path, const struct perfring_source_opts *opts,
 				      struct perfring_diag *diag, struct perfring_source **out);

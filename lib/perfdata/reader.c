@@ -40,6 +40,7 @@
 
 #include "perfdata/count.h"
 #include "perfdata/private.h"
+#include "ring/private.h"
 
 #define PD_WINDOW_DEFAULT (1u << 20)
 #define PD_WINDOW_MIN (128u << 10)

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ring/private.h"
 #include "util/internal.h"
 #include "core/internal.h"
 

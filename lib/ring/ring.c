@@ -23,6 +23,26 @@
  * system: creating, mapping, attaching, the ring file descriptor's
  * validation, and the reader.
  *
+ * ---- The reader ----------------------------------------------------------
+ *
+ *  The reader trusts nothing in the ring: the control page's data_head
+ *  (head_check: never behind the reader, never more than the data area
+ *  ahead), each record's framing (frame_check: size >= 8, a multiple of 8,
+ *  inside what is published), and, with PERFRING_READER_RESYNC or through
+ *  perfring_reader_check, each record's body (perfring_record_validate
+ *  with the attr of its sample id).  Records are copied out before they
+ *  are handed over, so a producer that rewrites them cannot change what
+ *  was checked.
+ *
+ *  Resync policy (this file owns it; sources and tools only choose it):
+ *  without PERFRING_READER_RESYNC the first damage is a sticky error with
+ *  its diag (file, offset).  With it, the damage is reported through
+ *  on_damage and reading goes on at the next plausible record: 8-byte
+ *  steps from the damaged one, the first that is a type perf knows,
+ *  framed within head, and valid (plausible()); if none, at head.  Each
+ *  resync and every byte stepped over is counted in the reader's stats
+ *  (resyncs, skipped_bytes) and reported once through on_damage.
+ *
  * ---- Crashes --------------------------------------------------------------
  *
  *  The producer state of memfd/file rings lives in the descriptor page, so
@@ -51,6 +71,7 @@
 
 #include "core/barrier.h"
 #include "core/internal.h"
+#include "ring/private.h"
 #include "util/internal.h"
 
 _Static_assert(sizeof(struct perfring_attr) == 136, "attr VER8");
@@ -110,6 +131,11 @@ struct pr_event {
 	int has_name;
 };
 
+struct pr_id_event {
+	uint64_t id;
+	uint32_t idx;
+};
+
 struct perfring_ring {
 	struct perfring_core_ring core;	/* first: the write path's state */
 	void *map;
@@ -130,6 +156,10 @@ struct perfring_ring {
 	struct pr_wstate local_ws;
 	struct pr_event *events;
 	uint32_t nr_events;
+	/* every event's ids with the event's index, sorted by id
+	 * (ring_index_ids); pr_ring_event_for_id searches it */
+	struct pr_id_event *by_id;
+	size_t nr_by_id;
 	/* LOST records written by this producer (the core writes them) */
 	struct perfring_sample_id lost_sid;
 	int has_lost_sid;
@@ -153,6 +183,9 @@ static void ring_free_events(struct perfring_ring *r)
 {
 	uint32_t i;
 
+	free(r->by_id);
+	r->by_id = NULL;
+	r->nr_by_id = 0;
 	if (!r->events)
 		return;
 	for (i = 0; i < r->nr_events; i++)
@@ -160,6 +193,52 @@ static void ring_free_events(struct perfring_ring *r)
 	free(r->events);
 	r->events = NULL;
 	r->nr_events = 0;
+}
+
+static int id_event_cmp(const void *a, const void *b)
+{
+	const struct pr_id_event *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Build r->by_id from the events' ids, once the events are set. */
+static int ring_index_ids(struct perfring_ring *r)
+{
+	size_t total = 0, k = 0;
+	uint32_t i, j;
+
+	for (i = 0; i < r->nr_events; i++)
+		total += r->events[i].nr_ids;
+	if (!total)
+		return 0;
+	r->by_id = calloc(total, sizeof(*r->by_id));
+	if (!r->by_id)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_events; i++)
+		for (j = 0; j < r->events[i].nr_ids; j++)
+			r->by_id[k++] = (struct pr_id_event){ r->events[i].ids[j], i };
+	/* equal ids: the lowest event index first, as a linear walk finds */
+	qsort(r->by_id, k, sizeof(*r->by_id), id_event_cmp);
+	r->nr_by_id = k;
+	return 0;
+}
+
+PR_HIDDEN int pr_ring_event_for_id(const struct perfring_ring *r, uint64_t id)
+{
+	size_t lo = 0, hi = r->nr_by_id;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->by_id[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nr_by_id && r->by_id[lo].id == id ? (int)r->by_id[lo].idx : -ENOENT;
 }
 
 /* Copy caller's event descriptions into r.  Validates them (diag names file). */
@@ -178,7 +257,7 @@ static int ring_set_events(struct perfring_ring *r, const struct perfring_event_
 		return -EINVAL;
 	}
 	if (!n)
-		goto done;
+		return 0;
 	r->events = calloc(n, sizeof(*r->events));
 	if (!r->events) {
 		pr_diag_set(diag, -ENOMEM, file, PR_NO_OFFSET, "out of memory");
@@ -226,9 +305,10 @@ static int ring_set_events(struct perfring_ring *r, const struct perfring_event_
 			e->has_name = 1;
 		}
 	}
-done:
-	/* What LOST records look like: event 0's id and trailer. */
-	return 0;
+	err = ring_index_ids(r);
+	if (err)
+		pr_diag_set(diag, err, file, PR_NO_OFFSET, "out of memory");
+	return err;
 }
 
 /* Size of the descriptor's event entries. */
@@ -618,7 +698,7 @@ static int parse_descriptor(struct perfring_ring *r, const unsigned char *buf, u
 		}
 		p += esz;
 	}
-	return 0;
+	return ring_index_ids(r);
 }
 
 /* A new writer takes over: forget or pad what a dead writer left in flight. */
@@ -959,16 +1039,12 @@ PERFRING_API int perfring_ring_event(const struct perfring_ring *r, uint32_t idx
 PERFRING_API const struct perfring_attr *perfring_ring_attr_for_id(const struct perfring_ring *r,
 								  uint64_t id)
 {
-	uint32_t i, j;
+	int idx;
 
 	if (!r || !r->nr_events)
 		return NULL;
-	if (id)
-		for (i = 0; i < r->nr_events; i++)
-			for (j = 0; j < r->events[i].nr_ids; j++)
-				if (r->events[i].ids[j] == id)
-					return &r->events[i].attr;
-	return &r->events[0].attr;
+	idx = id ? pr_ring_event_for_id(r, id) : -ENOENT;
+	return &r->events[idx < 0 ? 0 : idx].attr;
 }
 
 PERFRING_API const struct perfring_mmap_page *perfring_ring_header(const struct perfring_ring *r)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "ring/check.h"
+#include "ring/private.h"
 #include "util/internal.h"
 
 PERFRING_API void perfring_sample_id_pos(uint64_t st, int *id_pos, int *is_pos)

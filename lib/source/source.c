@@ -27,6 +27,7 @@
 #include <perfring/core/core.h>
 
 #include "perfdata/private.h"
+#include "ring/private.h"
 #include "util/internal.h"
 
 _Static_assert(PERFRING_SOURCE_REC_COMPRESSED == PERFRING_PERFDATA_REC_COMPRESSED &&
@@ -189,11 +190,6 @@ PERFRING_API int perfring_probe(const char *path, struct perfring_probe *out,
 
 /* ---- sources -------------------------------------------------------------------- */
 
-struct id_entry {
-	uint64_t id;
-	int idx;
-};
-
 struct perfring_source {
 	enum perfring_source_kind kind;
 	int swapped;
@@ -201,94 +197,64 @@ struct perfring_source {
 	struct perfring_ring *ring;
 	struct perfring_reader *rd;
 	struct perfring_perfdata *pd;
-	/* ring: sample id -> event, sorted by id */
-	struct id_entry *ids;
-	size_t nr_ids;
 	const struct perfring_attr *a0;	/* ring: event 0's attr */
 	struct pr_id_rule rule;		/* ring: perf's id rule, by event 0 */
 	int err;			/* sticky */
 	struct perfring_diag diag;
 };
 
-static int id_cmp(const void *a, const void *b)
+/*
+ * Open path once, for the probe: read-only and non-blocking, so that
+ * neither a FIFO without a writer nor a read-only file stops it.  What is
+ * then opened to read is this same file, never the path again (it may
+ * have been replaced in between): reopen_fd gives it the mode its kind
+ * needs through /proc/self/fd.
+ */
+static int open_for_probe(const char *path, const char *name, struct perfring_diag *diag)
 {
-	const struct id_entry *x = a, *y = b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int ring_index_ids(struct perfring_source *s)
-{
-	uint32_t n = perfring_ring_nr_events(s->ring);
-	size_t total = 0, k = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		PERFRING_EVENT_DESC(e);
-
-		if (perfring_ring_event(s->ring, i, &e) == 0)
-			total += e.nr_ids;
-	}
-	if (!total)
-		return 0;
-	s->ids = calloc(total, sizeof(*s->ids));
-	if (!s->ids)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		PERFRING_EVENT_DESC(e);
-
-		if (perfring_ring_event(s->ring, i, &e) < 0)
-			continue;
-		for (uint32_t j = 0; j < e.nr_ids; j++)
-			s->ids[k++] = (struct id_entry){ e.ids[j], (int)i };
-	}
-	/* stable for equal ids: the first event listing an id keeps it */
-	qsort(s->ids, k, sizeof(*s->ids), id_cmp);
-	s->nr_ids = k;
-	return 0;
-}
-
-static int ring_find_id(const struct perfring_source *s, uint64_t id)
-{
-	size_t lo = 0, hi = s->nr_ids;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* equal ids: the lowest event index, as a linear walk would find */
-	if (lo < s->nr_ids && s->ids[lo].id == id) {
-		int best = s->ids[lo].idx;
-
-		for (size_t i = lo + 1; i < s->nr_ids && s->ids[i].id == id; i++)
-			if (s->ids[i].idx < best)
-				best = s->ids[i].idx;
-		return best;
-	}
-	return -ENOENT;
-}
-
-/* A ring file by path, named `name` in diagnostics; read-write when the
- * file allows it (consume then moves data_tail), as perfring_ring_open. */
-static int open_ring_path(const char *path, const char *name, struct perfring_diag *diag,
-			  struct perfring_ring **out)
-{
-	int fd, err;
-
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == EROFS))
-		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		err = -errno;
+		int err = -errno;
+
 		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot open: %s", strerror(errno));
 		return err;
 	}
-	err = pr_ring_open_fd_named(fd, PERFRING_RING_READ, name, diag, out);
-	close(fd);
-	return err;
+	return fd;
+}
+
+/*
+ * The file behind fd opened anew with flags: a ring read-write (so that
+ * perfring_source_consume can move data_tail), a FIFO blocking (until a
+ * writer comes, as open(2) of its path would).  -errno if it cannot be.
+ */
+static int reopen_fd(int fd, int flags)
+{
+	char self[64];
+	int nfd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	nfd = open(self, flags | O_CLOEXEC);
+	return nfd < 0 ? -errno : nfd;
+}
+
+/* The fd to read a probed file with (fd itself, or a reopened one). */
+static int fd_to_read(int fd, const struct perfring_probe *pr)
+{
+	int nfd;
+
+	if (pr->kind == PERFRING_SOURCE_RING) {
+		nfd = reopen_fd(fd, O_RDWR);
+		return nfd >= 0 ? nfd : fd;	/* read-only: consume is a no-op */
+	}
+	if (pr->is_stream) {
+		nfd = reopen_fd(fd, O_RDONLY);
+		if (nfd >= 0)
+			return nfd;
+		/* no /proc: block on the fd we have */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	}
+	return fd;
 }
 
 static int open_common(int fd, const char *path, const struct perfring_source_opts *uopts,
@@ -300,7 +266,7 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 	struct perfring_source *s;
 	const char *name;
 	char fdname[32];
-	int err;
+	int err, pfd = -1, rfd = -1;
 
 	if (!out)
 		return -EINVAL;
@@ -322,29 +288,35 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 		snprintf(fdname, sizeof(fdname), "fd %d", fd);
 		name = fdname;
 	}
-	if (path && strcmp(path, "-"))
-		err = perfring_probe(path, &pr, diag);
-	else
-		err = perfring_probe_fd(path ? 0 : fd, name, &pr, diag);
+	if (path && strcmp(path, "-")) {
+		pfd = open_for_probe(path, name, diag);
+		if (pfd < 0)
+			return pfd;
+		fd = pfd;
+	} else if (path) {
+		fd = STDIN_FILENO;
+	}
+	err = perfring_probe_fd(fd, name, &pr, diag);
 	if (err < 0) {
 		if (diag && opts && opts->name)
 			snprintf(diag->file, sizeof(diag->file), "%s", opts->name);
-		return err;
+		goto out;
+	}
+	if (pfd >= 0) {
+		rfd = fd_to_read(pfd, &pr);
+		fd = rfd;
 	}
 	s = calloc(1, sizeof(*s));
+	err = -ENOMEM;
 	if (!s)
-		return -ENOMEM;
+		goto out;
 	s->kind = pr.kind;
 	s->swapped = pr.swapped;
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	if (pr.kind == PERFRING_SOURCE_RING) {
 		PERFRING_READER_OPTS(ro);
 
-		if (path && strcmp(path, "-"))
-			err = open_ring_path(path, s->name, diag, &s->ring);
-		else
-			err = pr_ring_open_fd_named(path ? 0 : fd, PERFRING_RING_READ, s->name, diag,
-						    &s->ring);
+		err = pr_ring_open_fd_named(fd, PERFRING_RING_READ, s->name, diag, &s->ring);
 		if (err < 0)
 			goto fail;
 		if (opts) {
@@ -354,8 +326,6 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 			ro.user = opts->user;
 		}
 		err = perfring_reader_new_opts(s->ring, &ro, &s->rd);
-		if (!err)
-			err = ring_index_ids(s);
 		s->a0 = perfring_ring_attr_for_id(s->ring, 0);
 		if (s->a0)
 			pr_id_rule_init(&s->rule, s->a0);
@@ -368,10 +338,7 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 
 		if (opts)
 			po.window = opts->window;
-		if (path && strcmp(path, "-"))
-			err = perfring_perfdata_open(path, &po, diag, &s->pd);
-		else
-			err = perfring_perfdata_open_fd(path ? 0 : fd, &po, diag, &s->pd);
+		err = perfring_perfdata_open_fd(fd, &po, diag, &s->pd);
 		if (err < 0)
 			goto fail;
 		s->swapped = perfring_perfdata_needs_swap(s->pd);
@@ -379,11 +346,18 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 							     PERFRING_SOURCE_PERFDATA;
 	}
 	*out = s;
-	return 0;
+	err = 0;
+	goto out;
 fail:
 	if (diag && !diag->file[0])
 		snprintf(diag->file, sizeof(diag->file), "%s", s->name);
 	perfring_source_close(s);
+out:
+	/* the ring and the reader keep their own duplicates */
+	if (rfd >= 0 && rfd != pfd)
+		close(rfd);
+	if (pfd >= 0)
+		close(pfd);
 	return err;
 }
 
@@ -415,7 +389,6 @@ PERFRING_API void perfring_source_close(struct perfring_source *s)
 	perfring_reader_free(s->rd);
 	perfring_ring_close(s->ring);
 	perfring_perfdata_close(s->pd);
-	free(s->ids);
 	free(s);
 }
 
@@ -478,7 +451,7 @@ PERFRING_API int perfring_source_event_by_id(const struct perfring_source *s, ui
 	if (!s)
 		return -EINVAL;
 	if (s->ring)
-		return ring_find_id(s, id);
+		return pr_ring_event_for_id(s->ring, id);
 	return perfring_perfdata_attr_by_id(s->pd, id);
 }
 
@@ -514,7 +487,7 @@ static int ring_next(struct perfring_source *s, struct perfring_source_record *r
 		rec->flags |= PERFRING_SOURCE_REC_ID;
 		/* as perf: id 0 (synthesized) and a single event go to event 0 */
 		if (nev > 1 && id != 0) {
-			idx = ring_find_id(s, id);
+			idx = pr_ring_event_for_id(s->ring, id);
 			if (idx < 0) {
 				idx = 0;
 				rec->flags |= PERFRING_SOURCE_REC_UNKNOWN_ID;
