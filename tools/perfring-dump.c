@@ -310,12 +310,27 @@ static void close_source(struct dump *d)
 		g_string_free(d->js, TRUE);
 }
 
-/*
- * The next record: 1, 0 at the end, -1 on damage (reported on stderr and
- * in --check output; the status becomes 2).
- */
+/* Damage that ends the walk: on stderr, as a --check problem, and the status. */
+static void report_damage(struct dump *d, struct perfring_diag *diag, int err)
+{
+	diag_fallback(diag, d->path, err);
+	fflush(stdout);
+	tool_error_diag(diag);
+	if (opt_check) {
+		char buf[1024];
+
+		printf("%s\n", perfring_diag_format(diag, buf, sizeof(buf)));
+		d->problems++;
+	}
+	d->status = TOOL_EXIT_USAGE;
+}
+
 static void problem(struct dump *d, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
+/*
+ * The next record: 1, 0 at the end, -1 on damage (reported on stderr and
+ * in --check output; the status becomes TOOL_EXIT_USAGE).
+ */
 static int next_record(struct dump *d, item_t *it)
 {
 	struct perfring_diag diag;	/* not zeroed: 800 bytes per record */
@@ -334,17 +349,8 @@ static int next_record(struct dump *d, item_t *it)
 	}
 	if (ret == 0)
 		return 0;
-	diag_fallback(&diag, d->path, ret);
-	fflush(stdout);
-	tool_error_diag(&diag);
-	if (opt_check) {
-		char buf[1024];
-
-		/* the damage is a problem too, and the last one */
-		printf("%s\n", perfring_diag_format(&diag, buf, sizeof(buf)));
-		d->problems++;
-	}
-	d->status = TOOL_EXIT_USAGE;
+	/* the damage is a problem too, and the last one */
+	report_damage(d, &diag, ret);
 	return -1;
 }
 
@@ -1172,47 +1178,14 @@ static void header_rest(struct dump *d)
 	}
 }
 
-/* File mode: the feature sections must lie inside the file. */
+/* File mode: the feature table must be whole and its sections inside the file. */
 static void check_features(struct dump *d)
 {
-	size_t nf = perfring_perfdata_nr_features(d->pd), want = 0;
-	const struct perfring_perfdata_header *h = perfring_perfdata_header(d->pd);
+	struct perfring_diag diag = { 0 };
+	int ret = perfring_perfdata_check_features(d->pd, &diag);
 
-	for (int i = 0; i < 4; i++)
-		want += (size_t)__builtin_popcountll(h->features[i]);
-	if (nf < want) {
-		/* the reader keeps the entries it could read */
-		fflush(stdout);
-		tool_error("%s: offset 0x%" PRIx64 ": the feature table ends after %zu of its %zu entries: truncated",
-			   d->path, h->data_offset + h->data_size + 16 * nf, nf, want);
-		if (opt_check) {
-			printf("%s: offset 0x%" PRIx64 ": the feature table ends after %zu of its %zu entries: truncated\n",
-			       d->path, h->data_offset + h->data_size + 16 * nf, nf, want);
-			d->problems++;
-		}
-		d->status = TOOL_EXIT_USAGE;
-		return;
-	}
-
-	for (size_t i = 0; i < nf; i++) {
-		struct perfring_perfdata_feature f = { .sz = sizeof(f) };
-		struct perfring_diag diag = { 0 };
-		int ret = perfring_perfdata_feature(d->pd, (uint32_t)i, &f, &diag);
-
-		if (ret < 0) {
-			diag_fallback(&diag, d->path, ret);
-			fflush(stdout);
-			tool_error_diag(&diag);
-			if (opt_check) {
-				char buf[1024];
-
-				printf("%s\n", perfring_diag_format(&diag, buf, sizeof(buf)));
-				d->problems++;
-			}
-			d->status = TOOL_EXIT_USAGE;
-			return;
-		}
-	}
+	if (ret)
+		report_damage(d, &diag, ret);
 }
 
 /* ---- --json ---------------------------------------------------------------------- */

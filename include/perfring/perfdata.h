@@ -350,6 +350,17 @@ PERFRING_API uint32_t perfring_perfdata_nr_features(const struct perfring_perfda
  * -ENOENT (idx out of range), -EBADMSG (the section lies outside the file;
  * diag says where), -EIO, -ENOMEM, -EFBIG (payload > 1 GiB).
  */
+/*
+ * File mode: is the feature table whole and does every section lie inside
+ * the file?  0, or -EBADMSG with diag at the first problem: where the
+ * table is cut ("the feature table ends after K of its N entries:
+ * truncated ...", at the offset of the first missing entry), or the
+ * section outside the file.  Pipe mode: 0.  Nothing is read: the open
+ * read the table.
+ */
+PERFRING_API int perfring_perfdata_check_features(const struct perfring_perfdata *pd,
+						  struct perfring_diag *diag);
+
 PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, uint32_t idx,
 					   struct perfring_perfdata_feature *f,
 					   struct perfring_diag *diag);

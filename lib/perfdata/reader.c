@@ -581,7 +581,9 @@ static int read_feature_table(struct perfring_perfdata *pd)
 
 			if (got < 16 * (k + 1)) {
 				pr_diag_set(&pd->feat_diag, -EBADMSG, pd->name, off + 16 * k,
-					    "feature table entry for %s (%u) lies past the end of the file",
+					    "the feature table ends after %zu of its %zu entries: "
+					    "truncated (the feature table entry for %s (%u) lies past "
+					    "the end of the file)", k, n,
 					    perfring_perfdata_feature_name(bit) ?
 					    perfring_perfdata_feature_name(bit) : "feature", bit);
 				pd->feat_err = -EBADMSG;
@@ -689,6 +691,20 @@ static int open_file_mode(struct perfring_perfdata *pd, const unsigned char *fir
 }
 
 static void release_attr_names(struct perfring_perfdata *pd);
+
+/* A file-mode feature section that lies outside the file: -EBADMSG and diag. */
+static int section_outside(const struct perfring_perfdata *pd, const struct pd_feat *e,
+			   struct perfring_diag *diag)
+{
+	const char *name = perfring_perfdata_feature_name(e->id);
+
+	if (e->offset <= pd->file_size && e->size <= pd->file_size - e->offset)
+		return 0;
+	pr_diag_set(diag, -EBADMSG, pd->name, e->offset,
+		    "feature %s (%u) section of %" PRIu64 " bytes lies outside the file (%" PRIu64 " bytes)",
+		    name ? name : "?", e->id, e->size, pd->file_size);
+	return -EBADMSG;
+}
 
 static int pd_feature(struct perfring_perfdata *pd, uint32_t idx,
 		      struct perfring_perfdata_feature *f, struct perfring_diag *diag);
@@ -1089,12 +1105,8 @@ static int pd_feature(struct perfring_perfdata *pd, uint32_t idx,
 		f->data = e->data;
 		return 0;
 	}
-	if (e->offset > pd->file_size || e->size > pd->file_size - e->offset) {
-		pr_diag_set(diag, -EBADMSG, pd->name, e->offset,
-			    "feature %s (%u) section of %" PRIu64 " bytes lies outside the file (%" PRIu64 " bytes)",
-			    f->name ? f->name : "?", e->id, e->size, pd->file_size);
+	if (section_outside(pd, e, diag))
 		return -EBADMSG;
-	}
 	if (e->size > PD_FEAT_MAX) {
 		pr_diag_set(diag, -EFBIG, pd->name, e->offset,
 			    "feature %u is %" PRIu64 " bytes, more than 1 GiB", e->id, e->size);
@@ -1931,6 +1943,24 @@ PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd,
 	if (ret == 1)
 		perfring_struct_fill(rec, PD_RECORD_MIN, &r, sizeof(r));
 	return ret;
+}
+
+PERFRING_API int perfring_perfdata_check_features(const struct perfring_perfdata *pd,
+						  struct perfring_diag *diag)
+{
+	if (!pd)
+		return -EINVAL;
+	if (pd->feat_err) {
+		if (diag)
+			*diag = pd->feat_diag;
+		return pd->feat_err;
+	}
+	if (pd->pipe)
+		return 0;
+	for (size_t i = 0; i < pd->nr_feats; i++)
+		if (section_outside(pd, &pd->feats[i], diag))
+			return -EBADMSG;
+	return 0;
 }
 
 PERFRING_API int perfring_perfdata_feature(struct perfring_perfdata *pd, uint32_t idx,

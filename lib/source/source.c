@@ -217,7 +217,7 @@ static int open_for_probe(const char *path, const char *name, struct perfring_di
 	if (fd < 0) {
 		int err = -errno;
 
-		pr_diag_set(diag, err, name, PR_NO_OFFSET, "cannot open: %s", strerror(errno));
+		pr_diag_set(diag, err, name, PR_NO_OFFSET, "%s", strerror(errno));
 		return err;
 	}
 	return fd;

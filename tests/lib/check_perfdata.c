@@ -1403,6 +1403,11 @@ START_TEST(test_hostile)
 		ck_assert_uint_eq(perfring_perfdata_nr_features(pd), 1);
 		ck_assert_int_eq(perfring_perfdata_feature(pd, 0, &ft, &d), -EBADMSG);
 		ck_assert_uint_eq(d.offset, 1ull << 45);
+		/* the check without a read says the same */
+		memset(&d, 0, sizeof(d));
+		ck_assert_int_eq(perfring_perfdata_check_features(pd, &d), -EBADMSG);
+		ck_assert_uint_eq(d.offset, 1ull << 45);
+		ck_assert_ptr_nonnull(strstr(d.msg, "lies outside the file"));
 		close_mem(pd, fd);
 	}
 	/* the feature table cut at every byte: the entries before the cut */
@@ -1436,6 +1441,14 @@ START_TEST(test_hostile)
 						 -EBADMSG);
 				ck_assert_uint_eq(d.offset, tab + 16 * whole);
 				ck_assert_ptr_nonnull(strstr(d.msg, "feature table entry"));
+				/* one check, the same offset, with the counts */
+				memset(&d, 0, sizeof(d));
+				ck_assert_int_eq(perfring_perfdata_check_features(pd, &d), -EBADMSG);
+				ck_assert_uint_eq(d.offset, tab + 16 * whole);
+				ck_assert_ptr_nonnull(strstr(d.msg, "ends after"));
+			} else {
+				/* whole table, sections past the cut */
+				ck_assert_int_eq(perfring_perfdata_check_features(pd, NULL), -EBADMSG);
 			}
 			/* their payloads lie past the cut */
 			for (size_t k = 0; k < whole; k++)
