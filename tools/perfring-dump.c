@@ -842,7 +842,6 @@ static void problem(struct dump *d, uint64_t offset, const char *fmt, ...)
 	putchar('\n');
 }
 
-#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 
 static void check_attrs(struct dump *d, uint64_t offset)
 {
@@ -1280,51 +1279,6 @@ static void handle(struct dump *d, const item_t *it)
 		text_record(d, it);
 }
 
-/* Pipe mode --json: read ahead until the attrs and their names are known. */
-#define PREREAD_MAX 4096
-
-static int json_preread(struct dump *d)
-{
-	GByteArray *buf = g_byte_array_new();
-	GArray *items = g_array_new(FALSE, FALSE, sizeof(item_t));
-	static const guint8 zeros[8];
-	int r = 0;
-
-	for (int n = 0; n < PREREAD_MAX; n++) {
-		item_t it;
-
-		r = next_record(d, &it);
-		if (r <= 0)
-			break;
-		g_byte_array_append(buf, REC(&it), (guint)it.size);
-		/* keep the copies 8-aligned */
-		g_byte_array_append(buf, zeros, (guint)(ALIGN8(it.size) - it.size));
-		it.hdr = NULL;
-		g_array_append_val(items, it);
-		if (it.type == PERFRING_RECORD_SAMPLE || it.type == PERFRING_RECORD_FINISHED_ROUND ||
-		    it.type == PERFRING_RECORD_FINISHED_INIT)
-			break;
-	}
-	json_attrs(d);
-	{
-		size_t off = 0;
-
-		for (guint i = 0; i < items->len; i++) {
-			item_t *it = &g_array_index(items, item_t, i);
-
-			it->hdr = (const struct perfring_event_header *)(const void *)(buf->data + off);
-			off += ALIGN8(it->size);
-			/* attrs may have been renamed or added meanwhile */
-			it->attr = it->event >= 0 && (size_t)it->event < d->nr_events ?
-				   d->attrs[it->event] : it->attr;
-			handle(d, it);
-		}
-	}
-	g_byte_array_free(buf, TRUE);
-	g_array_free(items, TRUE);
-	return r;
-}
-
 static int dump_one(const char *path, bool banner)
 {
 	struct dump d = { .path = path };
@@ -1342,10 +1296,10 @@ static int dump_one(const char *path, bool banner)
 		header_top(&d);
 	if (opt_json) {
 		d.js = g_string_sized_new(4096);
-		if (!d.is_ring && perfring_perfdata_is_pipe(d.pd))
-			r = json_preread(&d);
-		else
-			json_attrs(&d);
+		/* pipe mode: the attrs and their names come with the records;
+		 * a damage met reading ahead is reported when it is reached */
+		perfring_source_read_ahead(d.src, 0, NULL);
+		json_attrs(&d);
 	}
 	if (opt_check)
 		check_attrs(&d, 0);

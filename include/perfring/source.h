@@ -163,6 +163,21 @@ struct perfring_source_record {
 PERFRING_API int perfring_source_next(struct perfring_source *s,
 				      struct perfring_source_record *rec,
 				      struct perfring_diag *diag);
+/*
+ * Pipe-mode perf.data: read ahead until the events are known, that is up
+ * to the first SAMPLE, FINISHED_ROUND or FINISHED_INIT, at most max
+ * records (0: PERFRING_SOURCE_READ_AHEAD_MAX), and keep copies of them:
+ * perfring_source_next returns them first, in order, then reads on.  For
+ * a tool that must write or print every event before the first record
+ * (perf.data output, --json).  Other kinds, or a second call: 0, nothing
+ * read.  Returns the number of records kept, or a negative errno when the
+ * input is damaged before that point (diag filled); the damage comes back
+ * from perfring_source_next, sticky, once the records before it are out.
+ */
+#define PERFRING_SOURCE_READ_AHEAD_MAX 4096u
+PERFRING_API int perfring_source_read_ahead(struct perfring_source *s, uint32_t max,
+					    struct perfring_diag *diag);
+
 /* A ring: release what was returned so far.  Else a no-op. */
 PERFRING_API void perfring_source_consume(struct perfring_source *s);
 

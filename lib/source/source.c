@@ -201,6 +201,11 @@ struct perfring_source {
 	struct pr_id_rule rule;		/* ring: perf's id rule, by event 0 */
 	int err;			/* sticky */
 	struct perfring_diag diag;
+	/* pipe mode: records read ahead (perfring_source_read_ahead), copies
+	 * in one 8-aligned arena, handed out first by perfring_source_next */
+	struct perfring_source_record *ahead;
+	unsigned char *ahead_buf;
+	size_t nr_ahead, next_ahead;
 };
 
 /*
@@ -389,6 +394,8 @@ PERFRING_API void perfring_source_close(struct perfring_source *s)
 	perfring_reader_free(s->rd);
 	perfring_ring_close(s->ring);
 	perfring_perfdata_close(s->pd);
+	free(s->ahead);
+	free(s->ahead_buf);
 	free(s);
 }
 
@@ -505,37 +512,116 @@ static int ring_next(struct perfring_source *s, struct perfring_source_record *r
 	return 1;
 }
 
+/* The next record of a perf.data source, into rec's fields. */
+static int pd_next(struct perfring_source *s, struct perfring_source_record *rec,
+		   struct perfring_diag *diag)
+{
+	struct perfring_perfdata_record r;
+	int ret = pr_pd_next(s->pd, &r, diag);
+
+	if (ret == 1) {
+		rec->hdr = r.hdr;
+		rec->type = r.type;
+		rec->size = r.size;
+		rec->offset = r.offset;
+		rec->inner_offset = r.inner_offset;
+		rec->extra_size = r.extra_size;
+		rec->event = r.event;
+		rec->attr = r.attr;
+		rec->id = r.id;
+		rec->flags = r.flags;
+	}
+	return ret;
+}
+
+/* Hand out the next record read ahead: 1, or 0 when none is left (the
+ * copies are freed then: a record stays valid until the next call). */
+static int ahead_next(struct perfring_source *s, struct perfring_source_record *rec)
+{
+	size_t sz = rec->sz;
+
+	if (s->next_ahead == s->nr_ahead) {
+		free(s->ahead);
+		free(s->ahead_buf);
+		s->ahead = NULL;
+		s->ahead_buf = NULL;
+		s->nr_ahead = s->next_ahead = 0;
+		return 0;
+	}
+	*rec = s->ahead[s->next_ahead++];
+	rec->sz = sz;
+	return 1;
+}
+
+PERFRING_API int perfring_source_read_ahead(struct perfring_source *s, uint32_t max,
+					    struct perfring_diag *diag)
+{
+	size_t used = 0, cap = 0;
+	int ret = 0;
+
+	if (!s)
+		return -EINVAL;
+	if (s->kind != PERFRING_SOURCE_PERFDATA_PIPE || s->nr_ahead || s->err)
+		return 0;
+	if (!max)
+		max = PERFRING_SOURCE_READ_AHEAD_MAX;
+	s->ahead = calloc(max, sizeof(*s->ahead));
+	if (!s->ahead)
+		return -ENOMEM;
+	while (s->nr_ahead < max) {
+		struct perfring_source_record *r = &s->ahead[s->nr_ahead];
+
+		r->sz = sizeof(*r);
+		ret = pd_next(s, r, diag);
+		if (ret <= 0)
+			break;
+		if (cap - used < PR_ALIGN8(r->size)) {
+			size_t ncap = cap ? 2 * cap : 65536;
+			unsigned char *nb;
+
+			while (ncap - used < PR_ALIGN8(r->size))
+				ncap *= 2;
+			nb = realloc(s->ahead_buf, ncap);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			s->ahead_buf = nb;
+			cap = ncap;
+		}
+		memcpy(s->ahead_buf + used, r->hdr, r->size);
+		r->hdr = (const void *)(uintptr_t)used;	/* an offset until the arena settles */
+		used += PR_ALIGN8(r->size);
+		s->nr_ahead++;
+		if (r->type == PERFRING_RECORD_SAMPLE || r->type == PERFRING_RECORD_FINISHED_ROUND ||
+		    r->type == PERFRING_RECORD_FINISHED_INIT)
+			break;
+	}
+	for (size_t i = 0; i < s->nr_ahead; i++)
+		s->ahead[i].hdr = (const void *)(s->ahead_buf + (uintptr_t)s->ahead[i].hdr);
+	/* a damage met here comes back, sticky, once the records before it are out */
+	return ret < 0 ? ret : (int)s->nr_ahead;
+}
+
 PERFRING_API int perfring_source_next(struct perfring_source *s,
 				      struct perfring_source_record *rec,
 				      struct perfring_diag *diag)
 {
-	struct perfring_perfdata_record r;
 	int ret;
 
 	if (!s || !rec || rec->sz < sizeof(*rec))
 		return -EINVAL;
+	if (s->ahead && ahead_next(s, rec))
+		return 1;
 	if (s->err) {
 		if (diag)
 			*diag = s->diag;
 		return s->err;
 	}
-	if (s->ring) {
+	if (s->ring)
 		ret = ring_next(s, rec, diag);
-	} else {
-		ret = pr_pd_next(s->pd, &r, diag);
-		if (ret == 1) {
-			rec->hdr = r.hdr;
-			rec->type = r.type;
-			rec->size = r.size;
-			rec->offset = r.offset;
-			rec->inner_offset = r.inner_offset;
-			rec->extra_size = r.extra_size;
-			rec->event = r.event;
-			rec->attr = r.attr;
-			rec->id = r.id;
-			rec->flags = r.flags;
-		}
-	}
+	else
+		ret = pd_next(s, rec, diag);
 	if (ret < 0) {
 		s->err = ret;
 		if (diag) {

@@ -390,6 +390,101 @@ START_TEST(test_events_as_perf)
 }
 END_TEST
 
+/*
+ * Read-ahead of a pipe-mode perf.data: the records kept come back first,
+ * the same bytes, offsets and events as without it, then the rest; the
+ * attrs are known once it returns.  Cut short inside the read-ahead, the
+ * records before the cut come out, then the damage, sticky.  A file-mode
+ * source reads nothing ahead.
+ */
+struct rec_copy {
+	uint64_t offset;
+	int event;
+	uint32_t size;
+	unsigned char bytes[64];
+};
+
+static size_t all_records(struct perfring_source *s, struct rec_copy *out, size_t max, int *end)
+{
+	struct perfring_source_record r = { .sz = sizeof(r) };
+	struct perfring_diag d;
+	size_t n = 0;
+	int ret;
+
+	while ((ret = perfring_source_next(s, &r, &d)) == 1 && n < max) {
+		out[n].offset = r.offset;
+		out[n].event = r.event;
+		out[n].size = r.size;
+		memcpy(out[n].bytes, r.hdr, r.size < 64 ? r.size : 64);
+		n++;
+	}
+	*end = ret;
+	return n;
+}
+
+START_TEST(test_read_ahead)
+{
+	static struct rec_copy a[20000], b[20000];
+	struct perfring_source *s;
+	struct perfring_diag d;
+	struct pdt_buf in = { 0 };
+	size_t na, nb, kept;
+	int enda, endb, ret, fd;
+
+	ck_assert_int_eq(perfring_source_open(fixture("pd-pipe-two", ".data"), NULL, &d, &s), 0);
+	na = all_records(s, a, 20000, &enda);
+	perfring_source_close(s);
+	ck_assert_int_eq(enda, 0);
+
+	ck_assert_int_eq(perfring_source_open(fixture("pd-pipe-two", ".data"), NULL, &d, &s), 0);
+	ck_assert_uint_eq(perfring_source_nr_events(s), 0);
+	ret = perfring_source_read_ahead(s, 0, &d);
+	ck_assert_int_gt(ret, 0);
+	kept = (size_t)ret;
+	ck_assert_uint_eq(perfring_source_nr_events(s), 2);
+	ck_assert_int_eq(perfring_source_read_ahead(s, 0, &d), 0);	/* once */
+	nb = all_records(s, b, 20000, &endb);
+	perfring_source_close(s);
+	ck_assert_int_eq(endb, 0);
+	ck_assert_uint_eq(na, nb);
+	ck_assert_uint_lt(kept, na);
+	for (size_t i = 0; i < na; i++) {
+		ck_assert_uint_eq(a[i].offset, b[i].offset);
+		ck_assert_int_eq(a[i].event, b[i].event);
+		ck_assert_uint_eq(a[i].size, b[i].size);
+		ck_assert_mem_eq(a[i].bytes, b[i].bytes, a[i].size < 64 ? a[i].size : 64);
+	}
+
+	/* cut inside what is read ahead: the records before, then the damage */
+	pdt_slurp(fixture("pd-pipe-two", ".data"), &in);
+	{
+		size_t cut = (size_t)a[kept - 1].offset + a[kept - 1].size / 2;
+		struct perfring_source_record r = { .sz = sizeof(r) };
+		size_t n = 0;
+
+		fd = pdt_memfd(in.p, cut);
+		ck_assert_int_eq(perfring_source_open_fd(fd, NULL, &d, &s), 0);
+		ck_assert_int_lt(perfring_source_read_ahead(s, 0, &d), 0);
+		while ((ret = perfring_source_next(s, &r, &d)) == 1) {
+			ck_assert_uint_eq(r.offset, a[n].offset);
+			n++;
+		}
+		ck_assert_uint_eq(n, kept - 1);
+		ck_assert_int_lt(ret, 0);
+		ck_assert_int_eq(d.has_offset, 1);
+		ck_assert_int_eq(perfring_source_next(s, &r, &d), ret);	/* sticky */
+		perfring_source_close(s);
+		close(fd);
+	}
+	pdt_free(&in);
+
+	/* file mode: nothing to read ahead */
+	ck_assert_int_eq(perfring_source_open(fixture("pd-two", ".data"), NULL, &d, &s), 0);
+	ck_assert_int_eq(perfring_source_read_ahead(s, 0, &d), 0);
+	perfring_source_close(s);
+}
+END_TEST
+
 /* A ring source: each record's event from its id; unknown ids flagged. */
 START_TEST(test_ring_source)
 {
@@ -1000,6 +1095,7 @@ static Suite *source_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_events_as_perf, 0,
 			    (int)(sizeof(event_fixtures) / sizeof(event_fixtures[0])));
+	tcase_add_test(tc, test_read_ahead);
 	tcase_add_test(tc, test_ring_source);
 	tcase_add_test(tc, test_record_id);
 	suite_add_tcase(s, tc);
