@@ -5,7 +5,7 @@ lib_libperfring_la_SOURCES = \
 	lib/core/barrier.h lib/core/internal.h lib/core/records.c lib/core/ring.c \
 	lib/util/asan.h lib/util/internal.h lib/util/common.c \
 	lib/util/buf.h lib/util/buf.c \
-	lib/ring/check.h lib/ring/private.h lib/ring/ring.c lib/ring/record.c lib/ring/validate.c \
+	lib/ring/check.h lib/ring/private.h lib/ring/ring.c lib/ring/sideband.c lib/ring/record.c lib/ring/validate.c \
 	lib/registry/registry.c \
 	lib/perfdata/format.h lib/perfdata/private.h lib/perfdata/reader.c lib/perfdata/count.h \
 	lib/perfdata/count.c lib/perfdata/features.c lib/perfdata/feature-data.c lib/perfdata/swap.c \

@@ -121,42 +121,28 @@ struct map_rec {
 	const char *filename;
 };
 
-/* An MMAP or MMAP2 record, bounds-checked.  Returns false for others. */
+/* An MMAP or MMAP2 record, decoded by the library.  Returns false for others. */
 static bool parse_map(const struct perfring_attr *attr, const void *rec, size_t size,
 		      struct map_rec *m)
 {
 	const struct perfring_event_header *h = rec;
-	const uint8_t *p = rec;
-	size_t fname, tsz = attr ? perfring_record_trailer_size(attr, h->type) : 0;
+	size_t tsz = attr ? perfring_record_trailer_size(attr, h->type) : 0;
 	struct perfring_sample_id sid;
+	struct perfring_mmap2 mm;
 
-	if (size < sizeof(*h) || h->size != size)
+	if (perfring_mmap2_decode(attr, rec, size, &mm, &sid, NULL) < 0)
 		return false;
-	if (h->type == PERFRING_RECORD_MMAP)
-		fname = 40;
-	else if (h->type == PERFRING_RECORD_MMAP2)	/* the early layout: no prot, flags */
-		fname = perfring_mmap2_layout(rec, size, tsz) == PERFRING_MMAP2_LAYOUT_EARLY ? 64 : 72;
+	m->pid = mm.pid;
+	m->tid = mm.tid;
+	m->addr = mm.addr;
+	m->len = mm.len;
+	if (h->type == PERFRING_RECORD_MMAP ||
+	    perfring_mmap2_layout(rec, size, tsz) == PERFRING_MMAP2_LAYOUT_EARLY)
+		m->exec = !(mm.misc & PERFRING_MISC_MMAP_DATA);	/* no prot to look at */
 	else
-		return false;
-	if (size < fname + tsz + 1 || !memchr(p + fname, 0, size - fname - tsz))
-		return false;
-	memcpy(&m->pid, p + 8, 4);
-	memcpy(&m->tid, p + 12, 4);
-	memcpy(&m->addr, p + 16, 8);
-	memcpy(&m->len, p + 24, 8);
-	if (h->type == PERFRING_RECORD_MMAP || fname == 64) {
-		m->exec = !(h->misc & PERFRING_MISC_MMAP_DATA);
-	} else {
-		uint32_t prot;
-
-		memcpy(&prot, p + 64, 4);
-		m->exec = prot & PROT_EXEC;
-	}
-	m->filename = (const char *)p + fname;
-	m->time = 0;
-	if (tsz && (attr->sample_type & PERFRING_SAMPLE_TIME) &&
-	    perfring_sample_id_decode(attr->sample_type, rec, size, &sid) == 0)
-		m->time = sid.time;
+		m->exec = mm.prot & PROT_EXEC;
+	m->filename = mm.filename;
+	m->time = tsz && (attr->sample_type & PERFRING_SAMPLE_TIME) ? sid.time : 0;
 	return true;
 }
 

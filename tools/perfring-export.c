@@ -442,71 +442,46 @@ static const char *rec_str(const void *p, size_t len)
 	return len && memchr(p, 0, len) ? p : NULL;
 }
 
+/* Side-band records are read with the library's decoders (perfring/sideband.h);
+ * one that does not decode is left out, as perf leaves it out. */
 static void on_mmap(struct exporter *x, const struct perfring_source_record *r)
 {
-	size_t tr = r->attr ? perfring_record_trailer_size(r->attr, r->type) : 0;
-	size_t body = r->size > tr ? r->size - tr : 0;
-	const char *file;
+	struct perfring_mmap2 m;
 
-	if (r->type == PERFRING_RECORD_MMAP) {
-		const struct perfring_mmap_event *e = (const void *)r->hdr;
-
-		if (body < sizeof(*e))
-			return;
-		file = rec_str(e->filename, body - sizeof(*e));
-		if (file)
-			add_map(x, e->pid, e->start, e->len, e->pgoff, file, NULL, 0);
+	if (perfring_mmap2_decode(r->attr, r->hdr, r->size, &m, NULL, NULL) < 0)
 		return;
-	}
-	{
-		const struct perfring_mmap2_event *e = (const void *)r->hdr;
-		size_t foff = perfring_mmap2_layout(r->hdr, r->size, tr) ==
-					      PERFRING_MMAP2_LAYOUT_EARLY ?
-				      offsetof(struct perfring_mmap2_event, prot) :
-				      sizeof(*e);
-		size_t bl = 0;
-
-		if (body < foff)
-			return;
-		file = rec_str((const char *)r->hdr + foff, body - foff);
-		if (!file)
-			return;
-		if (r->hdr->misc & PERFRING_MISC_MMAP_BUILD_ID)
-			bl = e->build_id_size <= 20 ? e->build_id_size : 20;
-		add_map(x, e->pid, e->start, e->len, e->pgoff, file, bl ? e->build_id : NULL, bl);
-	}
+	add_map(x, m.pid, m.addr, m.len, m.pgoff, m.filename,
+		m.build_id_size ? m.build_id : NULL, m.build_id_size);
 }
 
 static void on_comm(struct exporter *x, const struct perfring_source_record *r)
 {
-	const struct perfring_comm_event *e = (const void *)r->hdr;
-	size_t tr = r->attr ? perfring_record_trailer_size(r->attr, r->type) : 0;
+	struct perfring_comm c;
 	const char *name;
+	size_t n;
 
-	if (r->size < sizeof(*e) + tr)
+	if (perfring_comm_decode(r->attr, r->hdr, r->size, &c, &name, &n, NULL, NULL) < 0)
 		return;
-	name = rec_str(e->comm, r->size - tr - sizeof(*e));
-	if (name)
-		g_hash_table_insert(x->comm_of, GUINT_TO_POINTER(e->tid),
-				    GUINT_TO_POINTER(comm_index(x, name) + 1));
+	g_hash_table_insert(x->comm_of, GUINT_TO_POINTER(c.tid),
+			    GUINT_TO_POINTER(comm_index(x, name) + 1));
 }
 
 static void on_fork(struct exporter *x, const struct perfring_source_record *r)
 {
-	const struct perfring_task_event *e = (const void *)r->hdr;
+	struct perfring_task t;
 	gpointer c;
 
-	if (r->size < sizeof(*e))
+	if (perfring_task_decode(r->attr, r->hdr, r->size, &t, NULL, NULL) < 0)
 		return;
-	c = g_hash_table_lookup(x->comm_of, GUINT_TO_POINTER(e->ptid));
+	c = g_hash_table_lookup(x->comm_of, GUINT_TO_POINTER(t.ptid));
 	if (c)
-		g_hash_table_insert(x->comm_of, GUINT_TO_POINTER(e->tid), c);
-	if (e->pid != e->ppid) {	/* a new process: a copy of its parent's maps */
-		struct proc *parent = get_proc(x, e->ppid, 0), *child;
+		g_hash_table_insert(x->comm_of, GUINT_TO_POINTER(t.tid), c);
+	if (t.pid != t.ppid) {	/* a new process: a copy of its parent's maps */
+		struct proc *parent = get_proc(x, t.ppid, 0), *child;
 
 		if (!parent)
 			return;
-		child = get_proc(x, e->pid, 1);
+		child = get_proc(x, t.pid, 1);
 		map_gen++;
 		g_array_set_size(child->maps, 0);
 		g_array_append_vals(child->maps, parent->maps->data, parent->maps->len);

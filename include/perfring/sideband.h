@@ -6,9 +6,10 @@
  *  - the wire layout (struct perfring_*_event), a plain byte format like
  *    libperf's <perf/event.h>, header included;
  *  - the typed struct (struct perfring_comm, perfring_mmap2, perfring_task)
- *    that the comm, mmap2 and task plugins encode from and decode into.
- *    Encode and decode through the plugin registry (<perfring/registry.h>):
- *    perfring_registry_find() then perfring_plugin_encode()/_decode().
+ *    that perfring_*_decode below fill and the core's encoders read; the
+ *    comm, mmap2 and task plugins give the same through the plugin
+ *    registry (<perfring/registry.h>: perfring_registry_find() then
+ *    perfring_plugin_encode()/_decode()), with their text and JSON.
  *
  * The structs are in <perfring/core/wire.h> (the freestanding core's
  * header); their encoders are the core's (lib/core/records.c).
@@ -55,6 +56,31 @@ enum perfring_mmap2_layout {
  */
 PERFRING_API enum perfring_mmap2_layout perfring_mmap2_layout(const void *rec, size_t size,
 							      size_t trailer);
+
+/*
+ * Decoders, for everyone who reads these records (the plugins' decode
+ * and formatters among them); the checks of each are those of the
+ * validator: header size = size, the fixed body, a NUL-terminated string
+ * before the sample_id_all trailer, an MMAP2 build id of at most 20
+ * bytes, nothing between a FORK/EXIT body and its trailer.  out, sid and
+ * diag may be NULL; diag's offset is inside the record.  Returns 0,
+ * -EBADMSG (damaged) or -EINVAL (another type, or rec NULL).
+ *
+ * COMM: out->comm is cut to PERFRING_COMM_LEN - 1 bytes as the kernel's
+ * are; *name and *name_len (may be NULL) give the whole name the record
+ * holds.  MMAP2 in either layout (prot and flags 0 in the early one), and
+ * MMAP (pid..pgoff and the filename): out->filename points into rec.
+ */
+PERFRING_API int perfring_comm_decode(const struct perfring_attr *attr, const void *rec,
+				      size_t size, struct perfring_comm *out,
+				      const char **name, size_t *name_len,
+				      struct perfring_sample_id *sid, struct perfring_diag *diag);
+PERFRING_API int perfring_mmap2_decode(const struct perfring_attr *attr, const void *rec,
+				       size_t size, struct perfring_mmap2 *out,
+				       struct perfring_sample_id *sid, struct perfring_diag *diag);
+PERFRING_API int perfring_task_decode(const struct perfring_attr *attr, const void *rec,
+				      size_t size, struct perfring_task *out,
+				      struct perfring_sample_id *sid, struct perfring_diag *diag);
 
 #ifdef __cplusplus
 }

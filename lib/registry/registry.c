@@ -65,19 +65,6 @@ _Static_assert(offsetof(struct perfring_record_ops, struct_size) == 0,
 _Static_assert(offsetof(struct perfring_backend_ops, struct_size) == 0,
 	       "backend ops ABI: struct_size first");
 
-/* Wire layouts of <perfring/sideband.h>: doc/perf-format.md 3.2 and 3.3. */
-_Static_assert(offsetof(struct perfring_comm_event, comm) == 16, "COMM layout");
-_Static_assert(offsetof(struct perfring_mmap_event, filename) == 40, "MMAP layout");
-_Static_assert(offsetof(struct perfring_mmap2_event, maj) == 40 &&
-	       offsetof(struct perfring_mmap2_event, ino) == 48 &&
-	       offsetof(struct perfring_mmap2_event, ino_generation) == 56 &&
-	       offsetof(struct perfring_mmap2_event, build_id_size) == 40 &&
-	       offsetof(struct perfring_mmap2_event, build_id) == 44 &&
-	       offsetof(struct perfring_mmap2_event, prot) == 64 &&
-	       offsetof(struct perfring_mmap2_event, filename) == 72, "MMAP2 layout");
-_Static_assert(sizeof(struct perfring_task_event) == 32 &&
-	       offsetof(struct perfring_task_event, time) == 24, "FORK/EXIT layout");
-
 struct perfring_plugin {
 	GModule *module;
 	const struct perfring_plugin_descriptor *desc;

@@ -272,31 +272,26 @@ static void dso_note(struct perfring_writer *w, const char *name,
 	}
 }
 
-/* MMAP / MMAP2 of a user-space file: note its name (and build-id form). */
+/*
+ * MMAP / MMAP2 of a user-space file: note its name (and build-id form).
+ * Decoded without the attr: the writer does not resolve it here, and the
+ * filename's NUL lies before the trailer whatever the trailer is.
+ */
 void wr_dso_from_record(struct perfring_writer *w, const unsigned char *p,
 			    uint32_t size)
 {
-	uint32_t type = pr_get32(p);
-	uint16_t misc = pr_get16(p + 4);
-	size_t off = type == PERFRING_RECORD_MMAP ? 40 : 72, end;
+	struct perfring_mmap2 m;
 	char name[4096];
-	uint8_t id_size = 0;
+	uint16_t mode;
 
-	if ((misc & PERFRING_MISC_CPUMODE_MASK) == PERFRING_MISC_KERNEL ||
-	    (misc & PERFRING_MISC_CPUMODE_MASK) == PERFRING_MISC_GUEST_KERNEL ||
-	    size <= off)
+	if (perfring_mmap2_decode(NULL, p, size, &m, NULL, NULL) < 0)
 		return;
-	for (end = off; end < size && p[end]; end++)
-		;
-	if (end == size || end - off >= sizeof(name))
+	mode = m.misc & PERFRING_MISC_CPUMODE_MASK;
+	if (mode == PERFRING_MISC_KERNEL || mode == PERFRING_MISC_GUEST_KERNEL ||
+	    m.filename_len >= sizeof(name))
 		return;
-	memcpy(name, p + off, end - off + 1);
-	if (type == PERFRING_RECORD_MMAP2 && (misc & PERFRING_MISC_MMAP_BUILD_ID)) {
-		id_size = p[40];
-		if (id_size > 20)
-			id_size = 0;
-	}
-	dso_note(w, name, misc & PERFRING_MISC_CPUMODE_MASK, p + 44, id_size);
+	memcpy(name, m.filename, m.filename_len + 1);
+	dso_note(w, name, mode, m.build_id, m.build_id_size);
 }
 
 static int read_at(int fd, void *buf, size_t n, uint64_t off)

@@ -11,7 +11,6 @@
 
 #include "plugin-util.h"
 
-#define COMM_FIXED 16u		/* header + pid + tid */
 #define COMM_MAX_NAME (PERFRING_COMM_LEN - 1)
 
 /* The layout is the core's (lib/core/records.c). */
@@ -24,69 +23,32 @@ static int comm_encode(const struct perfring_attr *attr, uint32_t type,
 	return perfring_core_comm_encode(attr, typed, sid, buf, len);
 }
 
+/* The library's decoder (lib/ring/sideband.c) reads and checks the record. */
 static int comm_decode(const struct perfring_attr *attr, const void *rec,
 		       size_t size, void *typed_out, size_t out_size,
 		       struct perfring_sample_id *sid_out,
 		       struct perfring_diag *diag)
 {
-	struct perfring_comm *c = typed_out;
-	const char *r = rec;
-	size_t end;
-	long n;
-	int ret;
-
-	if (out_size < sizeof(*c) || pl_get32(r) != PERFRING_RECORD_COMM)
+	if (out_size < sizeof(struct perfring_comm))
 		return -EINVAL;
-	/* At least one 8-byte name slot. */
-	ret = pl_check_record(attr, rec, size, COMM_FIXED + 8, &end, sid_out, diag);
-	if (ret < 0)
-		return ret;
-	n = pl_strlen(rec, COMM_FIXED, end);
-	if (n < 0) {
-		pl_diag(diag, -EBADMSG, COMM_FIXED, "COMM name is not NUL-terminated within its %zu bytes",
-			end - COMM_FIXED);
-		return -EBADMSG;
-	}
-	memset(c, 0, sizeof(*c));
-	c->misc = pl_get16(r + 4);
-	c->exec = (c->misc & PERFRING_MISC_COMM_EXEC) != 0;
-	c->pid = pl_get32(r + 8);
-	c->tid = pl_get32(r + 12);
-	memcpy(c->comm, r + COMM_FIXED, (size_t)n < COMM_MAX_NAME ? (size_t)n : COMM_MAX_NAME);
-	return 0;
-}
-
-/* Name and its length, for the formatters. */
-static int comm_body(const struct perfring_attr *attr, const void *rec, size_t size,
-		     size_t *name_len)
-{
-	size_t end;
-	long n;
-	int ret = pl_check_record(attr, rec, size, COMM_FIXED + 8, &end, NULL, NULL);
-
-	if (ret < 0)
-		return ret;
-	n = pl_strlen(rec, COMM_FIXED, end);
-	if (n < 0)
-		return -EBADMSG;
-	*name_len = (size_t)n;
-	return 0;
+	return perfring_comm_decode(attr, rec, size, typed_out, NULL, NULL, sid_out, diag);
 }
 
 static int comm_format_text(const struct perfring_attr *attr, const void *rec,
 			    size_t size, char *buf, size_t len)
 {
 	struct pl_out o = { buf, len, 0 };
-	const char *r = rec;
+	struct perfring_comm c;
+	const char *name;
 	size_t n;
-	int ret = comm_body(attr, rec, size, &n);
+	int ret = perfring_comm_decode(attr, rec, size, &c, &name, &n, NULL, NULL);
 
 	if (ret < 0)
 		return ret;
 	/* perf report -D: "PERF_RECORD_COMM exec: ls:1234/1234" */
-	pl_printf(&o, "%s", pl_get16(r + 4) & PERFRING_MISC_COMM_EXEC ? "exec: " : "");
-	pl_text_str(&o, r + COMM_FIXED, n);
-	pl_printf(&o, ":%d/%d", (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12));
+	pl_printf(&o, "%s", c.exec ? "exec: " : "");
+	pl_text_str(&o, name, n);
+	pl_printf(&o, ":%d/%d", (int32_t)c.pid, (int32_t)c.tid);
 	return pl_done(&o);
 }
 
@@ -94,16 +56,16 @@ static int comm_format_json(const struct perfring_attr *attr, const void *rec,
 			    size_t size, char *buf, size_t len)
 {
 	struct pl_out o = { buf, len, 0 };
-	const char *r = rec;
+	struct perfring_comm c;
+	const char *name;
 	size_t n;
-	int ret = comm_body(attr, rec, size, &n);
+	int ret = perfring_comm_decode(attr, rec, size, &c, &name, &n, NULL, NULL);
 
 	if (ret < 0)
 		return ret;
-	pl_printf(&o, "\"pid\":%d,\"tid\":%d,\"comm\":", (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12));
-	pl_json_str(&o, r + COMM_FIXED, n);
-	pl_printf(&o, ",\"exec\":%s",
-		  pl_get16(r + 4) & PERFRING_MISC_COMM_EXEC ? "true" : "false");
+	pl_printf(&o, "\"pid\":%d,\"tid\":%d,\"comm\":", (int32_t)c.pid, (int32_t)c.tid);
+	pl_json_str(&o, name, n);
+	pl_printf(&o, ",\"exec\":%s", c.exec ? "true" : "false");
 	return pl_done(&o);
 }
 

@@ -17,7 +17,6 @@
 
 #include "plugin-util.h"
 
-#define MMAP_FIXED 40u		/* header .. pgoff */
 #define MMAP2_FIXED 72u		/* header .. flags */
 #define MMAP2_EARLY_FIXED 64u	/* header .. ino_generation */
 
@@ -28,11 +27,6 @@ static int is_early(const struct perfring_attr *attr, const void *rec, size_t si
 		       PERFRING_MMAP2_LAYOUT_EARLY;
 }
 
-static size_t fixed_size(uint32_t type)
-{
-	return type == PERFRING_RECORD_MMAP2 ? MMAP2_FIXED : MMAP_FIXED;
-}
-
 /* The layout is the core's (lib/core/records.c). */
 static int mmap2_encode(const struct perfring_attr *attr, uint32_t type,
 			const void *typed, const struct perfring_sample_id *sid,
@@ -41,95 +35,26 @@ static int mmap2_encode(const struct perfring_attr *attr, uint32_t type,
 	return perfring_core_mmap2_encode(attr, type, typed, sid, buf, len);
 }
 
-/* Checks shared by decode and the formatters. */
-static int mmap2_check(const struct perfring_attr *attr, const void *rec, size_t size,
-		       size_t *name_len, struct perfring_sample_id *sid,
-		       struct perfring_diag *diag)
-{
-	const char *r = rec;
-	uint32_t type = pl_get32(r);
-	size_t fixed = is_early(attr, rec, size) ? MMAP2_EARLY_FIXED : fixed_size(type), end;
-	long n;
-	int ret;
-
-	/* Header, fixed body and at least one 8-byte filename slot. */
-	ret = pl_check_record(attr, rec, size, fixed + 8, &end, sid, diag);
-	if (ret < 0)
-		return ret;
-	n = pl_strlen(rec, fixed, end);
-	if (n < 0) {
-		pl_diag(diag, -EBADMSG, fixed,
-			"%s filename is not NUL-terminated within its %zu bytes",
-			type == PERFRING_RECORD_MMAP2 ? "MMAP2" : "MMAP", end - fixed);
-		return -EBADMSG;
-	}
-	if (type == PERFRING_RECORD_MMAP2 &&
-	    (pl_get16(r + 4) & PERFRING_MISC_MMAP_BUILD_ID) &&
-	    (unsigned char)r[40] > PERFRING_BUILD_ID_SIZE) {
-		pl_diag(diag, -EBADMSG, 40, "MMAP2 build-id size %u is larger than %u",
-			(unsigned char)r[40], PERFRING_BUILD_ID_SIZE);
-		return -EBADMSG;
-	}
-	*name_len = (size_t)n;
-	return 0;
-}
-
+/* The library's decoder (lib/ring/sideband.c) reads and checks the record. */
 static int mmap2_decode(const struct perfring_attr *attr, const void *rec,
 			size_t size, void *typed_out, size_t out_size,
 			struct perfring_sample_id *sid_out,
 			struct perfring_diag *diag)
 {
-	struct perfring_mmap2 *m = typed_out;
-	const char *r = rec;
-	uint32_t type;
-	size_t n;
-	int ret;
-
-	if (out_size < sizeof(*m))
+	if (out_size < sizeof(struct perfring_mmap2))
 		return -EINVAL;
-	type = pl_get32(r);
-	if (type != PERFRING_RECORD_MMAP2 && type != PERFRING_RECORD_MMAP)
-		return -EINVAL;
-	ret = mmap2_check(attr, rec, size, &n, sid_out, diag);
-	if (ret < 0)
-		return ret;
-	memset(m, 0, sizeof(*m));
-	m->misc = pl_get16(r + 4);
-	m->pid = pl_get32(r + 8);
-	m->tid = pl_get32(r + 12);
-	m->addr = pl_get64(r + 16);
-	m->len = pl_get64(r + 24);
-	m->pgoff = pl_get64(r + 32);
-	if (type == PERFRING_RECORD_MMAP2) {
-		if (m->misc & PERFRING_MISC_MMAP_BUILD_ID) {
-			m->build_id_size = (uint8_t)r[40];
-			memcpy(m->build_id, r + 44, PERFRING_BUILD_ID_SIZE);
-		} else {
-			m->maj = pl_get32(r + 40);
-			m->min = pl_get32(r + 44);
-			m->ino = pl_get64(r + 48);
-			m->ino_generation = pl_get64(r + 56);
-		}
-		if (!is_early(attr, rec, size)) {
-			m->prot = pl_get32(r + 64);
-			m->flags = pl_get32(r + 68);
-		}
-	}
-	m->filename = r + (is_early(attr, rec, size) ? MMAP2_EARLY_FIXED : fixed_size(type));
-	m->filename_len = n;
-	return 0;
+	return perfring_mmap2_decode(attr, rec, size, typed_out, sid_out, diag);
 }
 
-static void build_id_hex(const char *r, char out[2 * PERFRING_BUILD_ID_SIZE + 1])
+static void build_id_hex(const struct perfring_mmap2 *m, char out[2 * PERFRING_BUILD_ID_SIZE + 1])
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned n = (unsigned char)r[40];
 
-	for (unsigned i = 0; i < n; i++) {
-		out[2 * i] = hex[(unsigned char)r[44 + i] >> 4];
-		out[2 * i + 1] = hex[(unsigned char)r[44 + i] & 15];
+	for (unsigned i = 0; i < m->build_id_size; i++) {
+		out[2 * i] = hex[m->build_id[i] >> 4];
+		out[2 * i + 1] = hex[m->build_id[i] & 15];
 	}
-	out[2 * n] = '\0';
+	out[2 * m->build_id_size] = '\0';
 }
 
 /* PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4; MAP_SHARED 1 (Linux values). */
@@ -146,42 +71,33 @@ static int mmap2_format_text(const struct perfring_attr *attr, const void *rec,
 			     size_t size, char *buf, size_t len)
 {
 	struct pl_out o = { buf, len, 0 };
-	const char *r = rec;
-	uint32_t type = pl_get32(r);
-	uint16_t misc;
+	struct perfring_mmap2 m;
 	char bid[2 * PERFRING_BUILD_ID_SIZE + 1], pr[5];
-	size_t n;
-	int ret = mmap2_check(attr, rec, size, &n, NULL, NULL);
+	int ret = perfring_mmap2_decode(attr, rec, size, &m, NULL, NULL);
 
 	if (ret < 0)
 		return ret;
-	misc = pl_get16(r + 4);
 	/* As perf report -D prints them. */
-	pl_printf(&o, "%d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64,
-		  (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12),
-		  pl_get64(r + 16), pl_get64(r + 24), pl_get64(r + 32));
-	if (type == PERFRING_RECORD_MMAP) {
-		pl_printf(&o, "]: %c ", misc & PERFRING_MISC_MMAP_DATA ? 'r' : 'x');
-		pl_text_str(&o, r + MMAP_FIXED, n);
-		return pl_done(&o);
-	}
-	if (is_early(attr, rec, size)) {
+	pl_printf(&o, "%d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64, (int32_t)m.pid,
+		  (int32_t)m.tid, m.addr, m.len, m.pgoff);
+	if (pl_get32(rec) == PERFRING_RECORD_MMAP) {
+		pl_printf(&o, "]: %c ", m.misc & PERFRING_MISC_MMAP_DATA ? 'r' : 'x');
+	} else if (is_early(attr, rec, size)) {
 		/* no prot and flags to print: the layout instead */
 		pl_printf(&o, " %02x:%02x %" PRIu64 " %" PRIu64 "]: early layout (no prot, flags) ",
-			  pl_get32(r + 40), pl_get32(r + 44), pl_get64(r + 48), pl_get64(r + 56));
-		pl_text_str(&o, r + MMAP2_EARLY_FIXED, n);
-		return pl_done(&o);
-	}
-	prot_str(pl_get32(r + 64), pl_get32(r + 68), pr);
-	if (misc & PERFRING_MISC_MMAP_BUILD_ID) {
-		build_id_hex(r, bid);
-		pl_printf(&o, " <%s>", bid);
+			  m.maj, m.min, m.ino, m.ino_generation);
 	} else {
-		pl_printf(&o, " %02x:%02x %" PRIu64 " %" PRIu64, pl_get32(r + 40),
-			  pl_get32(r + 44), pl_get64(r + 48), pl_get64(r + 56));
+		prot_str(m.prot, m.flags, pr);
+		if (m.misc & PERFRING_MISC_MMAP_BUILD_ID) {
+			build_id_hex(&m, bid);
+			pl_printf(&o, " <%s>", bid);
+		} else {
+			pl_printf(&o, " %02x:%02x %" PRIu64 " %" PRIu64, m.maj, m.min, m.ino,
+				  m.ino_generation);
+		}
+		pl_printf(&o, "]: %s ", pr);
 	}
-	pl_printf(&o, "]: %s ", pr);
-	pl_text_str(&o, r + MMAP2_FIXED, n);
+	pl_text_str(&o, m.filename, m.filename_len);
 	return pl_done(&o);
 }
 
@@ -189,11 +105,9 @@ static int mmap2_format_json(const struct perfring_attr *attr, const void *rec,
 			     size_t size, char *buf, size_t len)
 {
 	struct pl_out o = { buf, len, 0 };
-	const char *r = rec;
-	uint32_t type = pl_get32(r);
+	struct perfring_mmap2 m;
 	char bid[2 * PERFRING_BUILD_ID_SIZE + 1];
-	size_t n;
-	int ret = mmap2_check(attr, rec, size, &n, NULL, NULL);
+	int ret = perfring_mmap2_decode(attr, rec, size, &m, NULL, NULL);
 	int early = is_early(attr, rec, size);
 
 	if (ret < 0)
@@ -202,24 +116,21 @@ static int mmap2_format_json(const struct perfring_attr *attr, const void *rec,
 		pl_printf(&o, "\"layout\":\"early\",");
 	pl_printf(&o, "\"pid\":%d,\"tid\":%d,\"addr\":\"0x%" PRIx64 "\",\"len\":\"0x%" PRIx64
 		  "\",\"pgoff\":\"0x%" PRIx64 "\"",
-		  (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12),
-		  pl_get64(r + 16), pl_get64(r + 24), pl_get64(r + 32));
-	if (type == PERFRING_RECORD_MMAP2) {
-		if (pl_get16(r + 4) & PERFRING_MISC_MMAP_BUILD_ID) {
-			build_id_hex(r, bid);
+		  (int32_t)m.pid, (int32_t)m.tid, m.addr, m.len, m.pgoff);
+	if (pl_get32(rec) == PERFRING_RECORD_MMAP2) {
+		if (m.misc & PERFRING_MISC_MMAP_BUILD_ID) {
+			build_id_hex(&m, bid);
 			pl_printf(&o, ",\"build_id\":\"%s\"", bid);
 		} else {
 			pl_printf(&o, ",\"maj\":%u,\"min\":%u,\"ino\":%" PRIu64
 				  ",\"ino_generation\":%" PRIu64,
-				  pl_get32(r + 40), pl_get32(r + 44),
-				  pl_get64(r + 48), pl_get64(r + 56));
+				  m.maj, m.min, m.ino, m.ino_generation);
 		}
 		if (!early)
-			pl_printf(&o, ",\"prot\":%u,\"flags\":%u", pl_get32(r + 64),
-				  pl_get32(r + 68));
+			pl_printf(&o, ",\"prot\":%u,\"flags\":%u", m.prot, m.flags);
 	}
 	pl_printf(&o, ",\"filename\":");
-	pl_json_str(&o, r + (early ? MMAP2_EARLY_FIXED : fixed_size(type)), n);
+	pl_json_str(&o, m.filename, m.filename_len);
 	return pl_done(&o);
 }
 

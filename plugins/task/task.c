@@ -12,12 +12,6 @@
 
 #include "plugin-util.h"
 
-#define TASK_BODY 32u		/* header + 4 u32 + time */
-
-static bool is_task(uint32_t type)
-{
-	return type == PERFRING_RECORD_FORK || type == PERFRING_RECORD_EXIT;
-}
 
 /* The layout is the core's (lib/core/records.c). */
 static int task_encode(const struct perfring_attr *attr, uint32_t type,
@@ -27,62 +21,29 @@ static int task_encode(const struct perfring_attr *attr, uint32_t type,
 	return perfring_core_task_encode(attr, type, typed, sid, buf, len);
 }
 
-/* Header, body and trailer, nothing else: shared by decode and format. */
-static int task_check(const struct perfring_attr *attr, const void *rec, size_t size,
-		      struct perfring_sample_id *sid, struct perfring_diag *diag)
-{
-	size_t end;
-	int ret = pl_check_record(attr, rec, size, TASK_BODY, &end, sid, diag);
-
-	if (ret < 0)
-		return ret;
-	if (end != TASK_BODY) {
-		pl_diag(diag, -EBADMSG, TASK_BODY,
-			"%zu unexpected bytes between the %s body and its trailer",
-			end - TASK_BODY,
-			pl_get32(rec) == PERFRING_RECORD_FORK ? "FORK" : "EXIT");
-		return -EBADMSG;
-	}
-	return 0;
-}
-
+/* The library's decoder (lib/ring/sideband.c) reads and checks the record. */
 static int task_decode(const struct perfring_attr *attr, const void *rec,
 		       size_t size, void *typed_out, size_t out_size,
 		       struct perfring_sample_id *sid_out,
 		       struct perfring_diag *diag)
 {
-	struct perfring_task *t = typed_out;
-	const char *r = rec;
-	int ret;
-
-	if (out_size < sizeof(*t) || !is_task(pl_get32(r)))
+	if (out_size < sizeof(struct perfring_task))
 		return -EINVAL;
-	ret = task_check(attr, rec, size, sid_out, diag);
-	if (ret < 0)
-		return ret;
-	memset(t, 0, sizeof(*t));
-	t->misc = pl_get16(r + 4);
-	t->pid = pl_get32(r + 8);
-	t->ppid = pl_get32(r + 12);
-	t->tid = pl_get32(r + 16);
-	t->ptid = pl_get32(r + 20);
-	t->time = pl_get64(r + 24);
-	return 0;
+	return perfring_task_decode(attr, rec, size, typed_out, sid_out, diag);
 }
 
 static int task_format_text(const struct perfring_attr *attr, const void *rec,
 			    size_t size, char *buf, size_t len)
 {
 	struct pl_out o = { buf, len, 0 };
-	const char *r = rec;
-	int ret = task_check(attr, rec, size, NULL, NULL);
+	struct perfring_task t;
+	int ret = perfring_task_decode(attr, rec, size, &t, NULL, NULL);
 
 	if (ret < 0)
 		return ret;
 	/* perf report -D: "PERF_RECORD_FORK(child:tid):(parent:ptid)" */
-	pl_printf(&o, "(%d:%d):(%d:%d)", (int32_t)pl_get32(r + 8),
-		  (int32_t)pl_get32(r + 16), (int32_t)pl_get32(r + 12),
-		  (int32_t)pl_get32(r + 20));
+	pl_printf(&o, "(%d:%d):(%d:%d)", (int32_t)t.pid, (int32_t)t.tid, (int32_t)t.ppid,
+		  (int32_t)t.ptid);
 	return pl_done(&o);
 }
 
@@ -90,15 +51,13 @@ static int task_format_json(const struct perfring_attr *attr, const void *rec,
 			    size_t size, char *buf, size_t len)
 {
 	struct pl_out o = { buf, len, 0 };
-	const char *r = rec;
-	int ret = task_check(attr, rec, size, NULL, NULL);
+	struct perfring_task t;
+	int ret = perfring_task_decode(attr, rec, size, &t, NULL, NULL);
 
 	if (ret < 0)
 		return ret;
 	pl_printf(&o, "\"pid\":%d,\"ppid\":%d,\"tid\":%d,\"ptid\":%d,\"time\":%" PRIu64,
-		  (int32_t)pl_get32(r + 8), (int32_t)pl_get32(r + 12),
-		  (int32_t)pl_get32(r + 16), (int32_t)pl_get32(r + 20),
-		  pl_get64(r + 24));
+		  (int32_t)t.pid, (int32_t)t.ppid, (int32_t)t.tid, (int32_t)t.ptid, t.time);
 	return pl_done(&o);
 }
 

@@ -1322,6 +1322,101 @@ START_TEST(test_encode_refusal)
 }
 END_TEST
 
+/*
+ * The side-band decoders (lib/ring/sideband.c) against the core's
+ * encoders: every field back, with and without a trailer, both MMAP2
+ * forms; then the damage each refuses, with its offset.
+ */
+START_TEST(test_sideband_decoders)
+{
+	struct perfring_attr a = { .size = PERFRING_ATTR_SIZE_VER5,
+				   .sample_type = PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME,
+				   .flags = PERFRING_ATTR_SAMPLE_ID_ALL };
+	struct perfring_sample_id sid = { .pid = 7, .tid = 8, .time = 123456789 }, got_sid;
+	struct perfring_comm c = PERFRING_COMM_INIT, cd;
+	struct perfring_mmap2 m = PERFRING_MMAP2_INIT, md;
+	struct perfring_task t = { .pid = 10, .ppid = 9, .tid = 11, .ptid = 9, .time = 5 }, td;
+	struct perfring_diag d;
+	unsigned char buf[512];
+	const char *name;
+	size_t n;
+	int len;
+
+	c.pid = 42;
+	c.tid = 43;
+	strcpy(c.comm, "worker");
+	c.exec = true;
+	c.misc |= PERFRING_MISC_COMM_EXEC;
+	len = perfring_core_comm_encode(&a, &c, &sid, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(perfring_comm_decode(&a, buf, (size_t)len, &cd, &name, &n, &got_sid, &d), 0);
+	ck_assert_uint_eq(cd.pid, 42);
+	ck_assert_uint_eq(cd.tid, 43);
+	ck_assert_str_eq(cd.comm, "worker");
+	ck_assert(cd.exec);
+	ck_assert_uint_eq(n, 6);
+	ck_assert_mem_eq(name, "worker", 6);
+	ck_assert_uint_eq(got_sid.time, 123456789);
+	ck_assert_uint_eq(got_sid.tid, 8);
+	/* the name not NUL-terminated before the trailer */
+	memset(buf + 16, 'x', 8);
+	ck_assert_int_eq(perfring_comm_decode(&a, buf, (size_t)len, &cd, NULL, NULL, NULL, &d),
+			 -EBADMSG);
+	ck_assert_uint_eq(d.offset, 16);
+	ck_assert_int_eq(perfring_task_decode(&a, buf, (size_t)len, &td, NULL, &d), -EINVAL);
+
+	m.pid = 1;
+	m.tid = 2;
+	m.addr = 0x400000;
+	m.len = 0x1000;
+	m.pgoff = 0x2000;
+	m.maj = 8;
+	m.min = 1;
+	m.ino = 99;
+	m.ino_generation = 3;
+	m.prot = 5;
+	m.flags = 2;
+	m.filename = "/usr/bin/true";
+	m.filename_len = strlen(m.filename);
+	len = perfring_core_mmap2_encode(&a, PERFRING_RECORD_MMAP2, &m, &sid, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(perfring_mmap2_decode(&a, buf, (size_t)len, &md, NULL, &d), 0);
+	ck_assert_uint_eq(md.addr, 0x400000);
+	ck_assert_uint_eq(md.len, 0x1000);
+	ck_assert_uint_eq(md.pgoff, 0x2000);
+	ck_assert_uint_eq(md.ino, 99);
+	ck_assert_uint_eq(md.prot, 5);
+	ck_assert_uint_eq(md.flags, 2);
+	ck_assert_str_eq(md.filename, "/usr/bin/true");
+	ck_assert_uint_eq(md.build_id_size, 0);
+	/* the build-id form */
+	m.misc |= PERFRING_MISC_MMAP_BUILD_ID;
+	m.build_id_size = 20;
+	memset(m.build_id, 0xab, 20);
+	len = perfring_core_mmap2_encode(&a, PERFRING_RECORD_MMAP2, &m, &sid, buf, sizeof(buf));
+	ck_assert_int_eq(perfring_mmap2_decode(&a, buf, (size_t)len, &md, NULL, &d), 0);
+	ck_assert_uint_eq(md.build_id_size, 20);
+	ck_assert_uint_eq(md.build_id[19], 0xab);
+	buf[40] = 21;
+	ck_assert_int_eq(perfring_mmap2_decode(&a, buf, (size_t)len, &md, NULL, &d), -EBADMSG);
+	ck_assert_uint_eq(d.offset, 40);
+	/* a header size that is not the record's */
+	ck_assert_int_eq(perfring_mmap2_decode(&a, buf, (size_t)len - 8, &md, NULL, &d), -EBADMSG);
+	ck_assert_uint_eq(d.offset, 6);
+
+	len = perfring_core_task_encode(&a, PERFRING_RECORD_FORK, &t, &sid, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(perfring_task_decode(&a, buf, (size_t)len, &td, NULL, &d), 0);
+	ck_assert_uint_eq(td.pid, 10);
+	ck_assert_uint_eq(td.ppid, 9);
+	ck_assert_uint_eq(td.tid, 11);
+	ck_assert_uint_eq(td.time, 5);
+	/* without the attr, the trailer's 16 bytes lie between body and end */
+	ck_assert_int_eq(perfring_task_decode(NULL, buf, (size_t)len, &td, NULL, &d), -EBADMSG);
+	ck_assert_uint_eq(d.offset, 32);
+}
+END_TEST
+
 /* ---- LOST ------------------------------------------------------------------ */
 START_TEST(test_lost)
 {
@@ -1420,6 +1515,7 @@ int main(void)
 	tcase_add_test(tc, test_decode_misc_errors);
 	tcase_add_test(tc, test_encode_refusal);
 	tcase_add_test(tc, test_lost);
+	tcase_add_test(tc, test_sideband_decoders);
 	suite_add_tcase(s, tc);
 
 	return test_run_suite(s);
