@@ -1666,6 +1666,29 @@ static int start_compressed(struct perfring_perfdata *pd, const unsigned char *p
 #endif
 }
 
+/* Fill REC for the record of SIZE bytes at P (at offset OFF), first
+ * swapping it in place when the file is of the other byte order.  The
+ * records of the data section and those of a COMPRESSED record's stream
+ * both come out through here. */
+static inline void emit_record(struct perfring_perfdata *pd, unsigned char *p,
+			       size_t size, uint64_t off,
+			       struct perfring_perfdata_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (pd->swap) {
+		pd_sw32(p);
+		pd_sw16(p + 4);
+		pd_sw16(p + 6);
+		pr_pd_swap_body(p, size, pd->nr_attrs &&
+				(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL));
+		rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
+	}
+	rec->hdr = (const void *)p;
+	rec->type = pr_get32(p);
+	rec->size = (uint32_t)size;
+	rec->offset = off;
+}
+
 /* Next record from the decompressed stream: 1, 0 (need a new COMPRESSED
  * record), or an error. */
 static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec,
@@ -1700,20 +1723,7 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 					p = pd->zscratch;
 				}
 				pd->zpos += size;
-				memset(rec, 0, sizeof(*rec));
-				if (pd->swap) {
-					pd_sw32(p);
-					pd_sw16(p + 4);
-					pd_sw16(p + 6);
-					pr_pd_swap_body(p, size, pd->nr_attrs &&
-							(pd->attrs[0]->attr.flags &
-							 PERFRING_ATTR_SAMPLE_ID_ALL));
-					rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
-				}
-				rec->hdr = (const void *)p;
-				rec->type = pr_get32(p);
-				rec->size = (uint32_t)size;
-				rec->offset = pd->z_rec_off;
+				emit_record(pd, p, size, pd->z_rec_off, rec);
 				rec->inner_offset = inner;
 				rec->flags |= PERFRING_PERFDATA_REC_COMPRESSED;
 				{
@@ -1839,19 +1849,7 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 	}
 	pd->pos += size;
 
-	memset(rec, 0, sizeof(*rec));
-	if (pd->swap) {
-		pd_sw32(p);
-		pd_sw16(p + 4);
-		pd_sw16(p + 6);
-		pr_pd_swap_body(p, size, pd->nr_attrs &&
-				(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL));
-		rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
-	}
-	rec->hdr = (const void *)p;
-	rec->type = type;
-	rec->size = (uint32_t)size;
-	rec->offset = off;
+	emit_record(pd, p, size, off, rec);
 
 	if (extra_payload(type, p, size, &extra) < 0 ||
 	    (!pd->pipe && extra > pd->data_end - off - size))
