@@ -789,17 +789,9 @@ static void decode_read(struct dctx *c, struct jc_value *top, const struct perfr
 	s->nr_read_words = (uint32_t)n;
 }
 
-static int decode_sample(struct dctx *c, struct jc_value *top, const struct perfring_attr *a,
-			 uint16_t misc, unsigned char *buf)
+/* A SAMPLE's keys must be fields of the event's sample_type. */
+static void check_sample_keys(struct dctx *c, struct jc_value *top, const struct perfring_attr *a)
 {
-	struct perfring_sample s;
-	uint64_t st = a->sample_type, v;
-	struct jc_value *arr;
-	const unsigned char *bytes;
-	size_t n;
-	int ret;
-
-	memset(&s, 0, sizeof(s));
 	static const struct { uint64_t bit; const char *key; } fields[] = {
 		{ PERFRING_SAMPLE_IDENTIFIER, "identifier" }, { PERFRING_SAMPLE_IP, "ip" },
 		{ PERFRING_SAMPLE_TID, "pid" }, { PERFRING_SAMPLE_TID, "tid" },
@@ -821,46 +813,50 @@ static int decode_sample(struct dctx *c, struct jc_value *top, const struct perf
 		{ PERFRING_SAMPLE_CODE_PAGE_SIZE, "code_page_size" },
 		{ PERFRING_SAMPLE_AUX, "aux" },
 	};
+	uint64_t st = a->sample_type;
+
 	for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
 		if (!(st & fields[i].bit) && has_member(top, fields[i].key))
 			derr(c, fields[i].key, "not in the event's sample_type");
 	if (has_member(top, "branch_hw_idx") &&
 	    !(a->branch_sample_type & PERFRING_BRANCH_HW_INDEX))
 		derr(c, "branch_hw_idx", "the event's branch_sample_type has no HW_INDEX");
+}
 
-	get_uint(c, top, NULL, "identifier", UINT64_MAX, &s.identifier);
-	get_addr(c, top, NULL, "ip", &s.ip);
-	get_s32(c, top, NULL, "pid", &s.pid);
-	get_s32(c, top, NULL, "tid", &s.tid);
-	get_uint(c, top, NULL, "time", UINT64_MAX, &s.time);
-	get_addr(c, top, NULL, "addr", &s.addr);
-	get_uint(c, top, NULL, "id", UINT64_MAX, &s.id);
-	get_uint(c, top, NULL, "stream_id", UINT64_MAX, &s.stream_id);
-	if (get_uint(c, top, NULL, "cpu", UINT32_MAX, &v))
-		s.cpu = (uint32_t)v;
-	if (get_uint(c, top, NULL, "res", UINT32_MAX, &v))
-		s.cpu_res = (uint32_t)v;
-	get_uint(c, top, NULL, "period", UINT64_MAX, &s.period);
-	decode_read(c, top, a, &s);
-	arr = get_kind(c, top, NULL, "callchain", JC_ARRAY);
+static void decode_callchain(struct dctx *c, struct jc_value *top, struct perfring_sample *s)
+{
+	struct jc_value *arr = get_kind(c, top, NULL, "callchain", JC_ARRAY);
+
 	if (arr) {
 		uint64_t *cc = scratch_u64(c, arr->len);
 
 		for (size_t i = 0; i < arr->len; i++)
 			val_addr(c, "callchain", arr->items[i], &cc[i]);
-		s.callchain = cc;
-		s.callchain_nr = arr->len;
+		s->callchain = cc;
+		s->callchain_nr = arr->len;
 	}
+}
+
+static void decode_raw(struct dctx *c, struct jc_value *top, uint64_t st,
+		       struct perfring_sample *s)
+{
+	const unsigned char *bytes;
+	size_t n;
+
 	if (get_hex(c, top, NULL, "raw", &bytes, &n)) {
 		if (n > UINT32_MAX)
 			derr(c, "raw", "too long");
-		s.raw = bytes;
-		s.raw_size = (uint32_t)n;
+		s->raw = bytes;
+		s->raw_size = (uint32_t)n;
 		if (st & PERFRING_SAMPLE_RAW && (4 + n) % 8)
 			derr(c, "raw", "4 + its size must be a multiple of 8 (the kernel pads it)");
 	}
-	get_uint(c, top, NULL, "branch_hw_idx", UINT64_MAX, &s.branch_hw_idx);
-	arr = get_kind(c, top, NULL, "branch_stack", JC_ARRAY);
+}
+
+static void decode_branch_stack(struct dctx *c, struct jc_value *top, struct perfring_sample *s)
+{
+	struct jc_value *arr = get_kind(c, top, NULL, "branch_stack", JC_ARRAY);
+
 	if (arr) {
 		uint64_t *b = scratch_u64(c, 3 * arr->len);
 
@@ -876,25 +872,62 @@ static int decode_sample(struct dctx *c, struct jc_value *top, const struct perf
 			get_uint(c, e, "branch_stack", "flags", UINT64_MAX, &b[3 * i + 2]);
 			check_unused(c, e, "branch_stack");
 		}
-		s.branches = (const struct perfring_branch_entry *)b;
-		s.branch_nr = arr->len;
+		s->branches = (const struct perfring_branch_entry *)b;
+		s->branch_nr = arr->len;
 	}
+}
+
+static void decode_stack_user(struct dctx *c, struct jc_value *top, struct perfring_sample *s)
+{
+	struct jc_value *o = get_kind(c, top, NULL, "stack_user", JC_OBJECT);
+	const unsigned char *bytes;
+	size_t n;
+
+	if (o) {
+		if (get_hex(c, o, "stack_user", "data", &bytes, &n)) {
+			s->stack_user = bytes;
+			s->stack_user_size = n;
+		}
+		if (!n && has_member(o, "dyn_size"))
+			derr(c, "stack_user.dyn_size", "no dyn_size without data");
+		get_uint(c, o, "stack_user", "dyn_size", UINT64_MAX, &s->stack_user_dyn_size);
+		check_unused(c, o, "stack_user");
+	}
+}
+
+static int decode_sample(struct dctx *c, struct jc_value *top, const struct perfring_attr *a,
+			 uint16_t misc, unsigned char *buf)
+{
+	struct perfring_sample s;
+	uint64_t v;
+	const unsigned char *bytes;
+	size_t n;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	check_sample_keys(c, top, a);
+
+	get_uint(c, top, NULL, "identifier", UINT64_MAX, &s.identifier);
+	get_addr(c, top, NULL, "ip", &s.ip);
+	get_s32(c, top, NULL, "pid", &s.pid);
+	get_s32(c, top, NULL, "tid", &s.tid);
+	get_uint(c, top, NULL, "time", UINT64_MAX, &s.time);
+	get_addr(c, top, NULL, "addr", &s.addr);
+	get_uint(c, top, NULL, "id", UINT64_MAX, &s.id);
+	get_uint(c, top, NULL, "stream_id", UINT64_MAX, &s.stream_id);
+	if (get_uint(c, top, NULL, "cpu", UINT32_MAX, &v))
+		s.cpu = (uint32_t)v;
+	if (get_uint(c, top, NULL, "res", UINT32_MAX, &v))
+		s.cpu_res = (uint32_t)v;
+	get_uint(c, top, NULL, "period", UINT64_MAX, &s.period);
+	decode_read(c, top, a, &s);
+	decode_callchain(c, top, &s);
+	decode_raw(c, top, a->sample_type, &s);
+	get_uint(c, top, NULL, "branch_hw_idx", UINT64_MAX, &s.branch_hw_idx);
+	decode_branch_stack(c, top, &s);
 	decode_regs(c, top, "regs_user", a->sample_regs_user, &s.regs_user_abi, &s.regs_user,
 		    &s.regs_user_nr);
-	{
-		struct jc_value *o = get_kind(c, top, NULL, "stack_user", JC_OBJECT);
-
-		if (o) {
-			if (get_hex(c, o, "stack_user", "data", &bytes, &n)) {
-				s.stack_user = bytes;
-				s.stack_user_size = n;
-			}
-			if (!n && has_member(o, "dyn_size"))
-				derr(c, "stack_user.dyn_size", "no dyn_size without data");
-			get_uint(c, o, "stack_user", "dyn_size", UINT64_MAX, &s.stack_user_dyn_size);
-			check_unused(c, o, "stack_user");
-		}
-	}
+	decode_stack_user(c, top, &s);
 	get_uint(c, top, NULL, "weight", UINT64_MAX, &s.weight);
 	get_uint(c, top, NULL, "data_src", UINT64_MAX, &s.data_src);
 	get_uint(c, top, NULL, "transaction", UINT64_MAX, &s.transaction);

@@ -180,30 +180,20 @@ static uint64_t align8(uint64_t v)
 	return (v + 7) & ~(uint64_t)7;
 }
 
-PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *path,
-					uint8_t build_id[20], struct perfring_diag *diag)
-{
-	int code = e && e->kind != 2;
-	uint64_t nsym, symtab_off, strtab_off, shstr_off, sh_off, pos = 0;
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph[2];
-	Elf64_Shdr sh[NSECT];
-	Elf64_Sym *syms;
-	uint8_t note[NOTE_SIZE];
-	uint8_t id[20];
-	gsize id_len = sizeof(id);
-	GChecksum *sum;
-	char *tmp;
-	int fd, err = 0;
+/* Where the parts after .text go in the file. */
+struct elf_layout {
+	int code;		/* the code is in the file (not a symbols-only ELF) */
+	uint64_t nsym;		/* symbols, the null one included */
+	uint64_t symtab_off, strtab_off, shstr_off, sh_off;
+};
 
-	if (!e || !path) {
-		pr_diag_set(diag, -EINVAL, path, PR_NO_OFFSET, "jit ELF: nothing to write");
-		return -EINVAL;
-	}
-	nsym = e->fns->len + 1;
-	syms = calloc((size_t)nsym, sizeof(*syms));
+/* The symbol table: the null symbol, then one per function. */
+static Elf64_Sym *jit_symbols(const struct perfring_jit_elf *e, uint64_t nsym)
+{
+	Elf64_Sym *syms = calloc((size_t)nsym, sizeof(*syms));
+
 	if (!syms)
-		return -ENOMEM;
+		return NULL;
 	for (guint i = 0; i < e->fns->len; i++) {
 		const struct jit_fn *f = &g_array_index(e->fns, struct jit_fn, i);
 		Elf64_Sym *s = &syms[i + 1];
@@ -215,48 +205,58 @@ PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *
 		s->st_value = TEXT_OFF + f->off;
 		s->st_size = f->size;
 	}
+	return syms;
+}
 
-	/* The build-id: SHA-1 of the machine, the code and the tables. */
-	sum = g_checksum_new(G_CHECKSUM_SHA1);
+/* The build-id: SHA-1 of the machine, the code and the tables. */
+static void jit_build_id(const struct perfring_jit_elf *e, const struct elf_layout *l,
+			 const Elf64_Sym *syms, uint8_t id[20])
+{
+	gsize id_len = 20;
+	GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA1);
+
 	g_checksum_update(sum, (const guchar *)&e->machine, sizeof(e->machine));
 	g_checksum_update(sum, (const guchar *)&e->text_size, sizeof(e->text_size));
-	if (code && e->text_size)
+	if (l->code && e->text_size)
 		g_checksum_update(sum, e->text, (gssize)e->text_size);
-	g_checksum_update(sum, (const guchar *)syms, (gssize)(nsym * sizeof(*syms)));
+	g_checksum_update(sum, (const guchar *)syms, (gssize)(l->nsym * sizeof(*syms)));
 	g_checksum_update(sum, (const guchar *)e->strtab->str, (gssize)e->strtab->len);
 	g_checksum_get_digest(sum, id, &id_len);
 	g_checksum_free(sum);
-	if (build_id)
-		memcpy(build_id, id, sizeof(id));
+}
 
-	symtab_off = code ? align8(TEXT_OFF + e->text_size) : TEXT_OFF;
-	strtab_off = symtab_off + nsym * sizeof(Elf64_Sym);
-	shstr_off = strtab_off + e->strtab->len;
-	sh_off = align8(shstr_off + sizeof(shstrtab));
-
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
+static void jit_ehdr(Elf64_Ehdr *eh, const struct perfring_jit_elf *e,
+		     const struct elf_layout *l)
+{
+	memset(eh, 0, sizeof(*eh));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	eh.e_ident[EI_DATA] = ELFDATA2MSB;
+	eh->e_ident[EI_DATA] = ELFDATA2MSB;
 #else
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
 #endif
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
-	eh.e_type = ET_DYN;
-	eh.e_machine = (Elf64_Half)e->machine;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = sizeof(eh);
-	eh.e_shoff = sh_off;
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = 2;
-	eh.e_shentsize = sizeof(Elf64_Shdr);
-	eh.e_shnum = NSECT;
-	eh.e_shstrndx = S_SHSTRTAB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh->e_type = ET_DYN;
+	eh->e_machine = (Elf64_Half)e->machine;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_shoff = l->sh_off;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_phnum = 2;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = NSECT;
+	eh->e_shstrndx = S_SHSTRTAB;
+}
 
-	memset(ph, 0, sizeof(ph));
+/* The program headers, and the build-id note the second one points at. */
+static void jit_phdrs(Elf64_Phdr ph[2], uint8_t note[NOTE_SIZE],
+		      const struct perfring_jit_elf *e, const struct elf_layout *l,
+		      const uint8_t id[20])
+{
+	memset(ph, 0, 2 * sizeof(*ph));
 	/*
 	 * One PT_LOAD from file offset 0 at address 0: addresses are file
 	 * offsets.  perf needs only p_vaddr - p_offset to be the same for all
@@ -267,7 +267,7 @@ PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *
 	ph[0].p_type = PT_LOAD;
 	ph[0].p_flags = PF_R | PF_X;
 	ph[0].p_offset = ph[0].p_vaddr = ph[0].p_paddr = 0;
-	ph[0].p_filesz = code ? TEXT_OFF + e->text_size : NOTE_OFF + NOTE_SIZE;
+	ph[0].p_filesz = l->code ? TEXT_OFF + e->text_size : NOTE_OFF + NOTE_SIZE;
 	ph[0].p_memsz = TEXT_OFF + e->text_size;
 	ph[0].p_align = 0x1000;
 	ph[1].p_type = PT_NOTE;
@@ -281,11 +281,15 @@ PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *
 	pr_put32(note + 8, NT_GNU_BUILD_ID);
 	memcpy(note + 12, "GNU", 4);
 	memcpy(note + 16, id, 20);
+}
 
-	memset(sh, 0, sizeof(sh));
+static void jit_shdrs(Elf64_Shdr sh[NSECT], const struct perfring_jit_elf *e,
+		      const struct elf_layout *l)
+{
+	memset(sh, 0, NSECT * sizeof(*sh));
 	for (int i = 1; i < NSECT; i++)
 		sh[i].sh_name = shname[i];
-	sh[S_TEXT].sh_type = code ? SHT_PROGBITS : SHT_NOBITS;
+	sh[S_TEXT].sh_type = l->code ? SHT_PROGBITS : SHT_NOBITS;
 	sh[S_TEXT].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
 	sh[S_TEXT].sh_addr = sh[S_TEXT].sh_offset = TEXT_OFF;
 	sh[S_TEXT].sh_size = e->text_size;
@@ -297,20 +301,82 @@ PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *
 	sh[S_NOTE].sh_size = NOTE_SIZE;
 	sh[S_NOTE].sh_addralign = 4;
 	sh[S_SYMTAB].sh_type = SHT_SYMTAB;
-	sh[S_SYMTAB].sh_offset = symtab_off;
-	sh[S_SYMTAB].sh_size = nsym * sizeof(Elf64_Sym);
+	sh[S_SYMTAB].sh_offset = l->symtab_off;
+	sh[S_SYMTAB].sh_size = l->nsym * sizeof(Elf64_Sym);
 	sh[S_SYMTAB].sh_link = S_STRTAB;
 	sh[S_SYMTAB].sh_info = 1;	/* first non-local symbol */
 	sh[S_SYMTAB].sh_addralign = 8;
 	sh[S_SYMTAB].sh_entsize = sizeof(Elf64_Sym);
 	sh[S_STRTAB].sh_type = SHT_STRTAB;
-	sh[S_STRTAB].sh_offset = strtab_off;
+	sh[S_STRTAB].sh_offset = l->strtab_off;
 	sh[S_STRTAB].sh_size = e->strtab->len;
 	sh[S_STRTAB].sh_addralign = 1;
 	sh[S_SHSTRTAB].sh_type = SHT_STRTAB;
-	sh[S_SHSTRTAB].sh_offset = shstr_off;
+	sh[S_SHSTRTAB].sh_offset = l->shstr_off;
 	sh[S_SHSTRTAB].sh_size = sizeof(shstrtab);
 	sh[S_SHSTRTAB].sh_addralign = 1;
+}
+
+/* All the parts at their offsets, the gaps zero-filled; 0 or -errno. */
+static int jit_write_parts(int fd, const struct perfring_jit_elf *e,
+			   const struct elf_layout *l, const Elf64_Ehdr *eh,
+			   const Elf64_Phdr ph[2], const uint8_t note[NOTE_SIZE],
+			   const Elf64_Sym *syms, const Elf64_Shdr sh[NSECT])
+{
+	uint64_t pos = 0;
+	int err;
+
+	err = write_at(fd, &pos, 0, eh, sizeof(*eh));
+	if (!err)
+		err = write_at(fd, &pos, sizeof(*eh), ph, 2 * sizeof(*ph));
+	if (!err)
+		err = write_at(fd, &pos, NOTE_OFF, note, NOTE_SIZE);
+	if (!err && l->code && e->text_size)
+		err = write_at(fd, &pos, TEXT_OFF, e->text, (size_t)e->text_size);
+	if (!err)
+		err = write_at(fd, &pos, l->symtab_off, syms, (size_t)(l->nsym * sizeof(*syms)));
+	if (!err)
+		err = write_at(fd, &pos, l->strtab_off, e->strtab->str, e->strtab->len);
+	if (!err)
+		err = write_at(fd, &pos, l->shstr_off, shstrtab, sizeof(shstrtab));
+	if (!err)
+		err = write_at(fd, &pos, l->sh_off, sh, NSECT * sizeof(*sh));
+	return err;
+}
+
+PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *path,
+					uint8_t build_id[20], struct perfring_diag *diag)
+{
+	struct elf_layout l;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[2];
+	Elf64_Shdr sh[NSECT];
+	Elf64_Sym *syms;
+	uint8_t note[NOTE_SIZE];
+	uint8_t id[20];
+	char *tmp;
+	int fd, err = 0;
+
+	if (!e || !path) {
+		pr_diag_set(diag, -EINVAL, path, PR_NO_OFFSET, "jit ELF: nothing to write");
+		return -EINVAL;
+	}
+	l.code = e->kind != 2;
+	l.nsym = e->fns->len + 1;
+	syms = jit_symbols(e, l.nsym);
+	if (!syms)
+		return -ENOMEM;
+	jit_build_id(e, &l, syms, id);
+	if (build_id)
+		memcpy(build_id, id, sizeof(id));
+
+	l.symtab_off = l.code ? align8(TEXT_OFF + e->text_size) : TEXT_OFF;
+	l.strtab_off = l.symtab_off + l.nsym * sizeof(Elf64_Sym);
+	l.shstr_off = l.strtab_off + e->strtab->len;
+	l.sh_off = align8(l.shstr_off + sizeof(shstrtab));
+	jit_ehdr(&eh, e, &l);
+	jit_phdrs(ph, note, e, &l, id);
+	jit_shdrs(sh, e, &l);
 
 	tmp = g_strdup_printf("%s.tmp.XXXXXX", path);
 	fd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0644);
@@ -319,21 +385,7 @@ PERFRING_API int perfring_jit_elf_write(struct perfring_jit_elf *e, const char *
 		pr_diag_set(diag, err, tmp, PR_NO_OFFSET, "cannot create: %s", strerror(-err));
 		goto out;
 	}
-	err = write_at(fd, &pos, 0, &eh, sizeof(eh));
-	if (!err)
-		err = write_at(fd, &pos, sizeof(eh), ph, sizeof(ph));
-	if (!err)
-		err = write_at(fd, &pos, NOTE_OFF, note, sizeof(note));
-	if (!err && code && e->text_size)
-		err = write_at(fd, &pos, TEXT_OFF, e->text, (size_t)e->text_size);
-	if (!err)
-		err = write_at(fd, &pos, symtab_off, syms, (size_t)(nsym * sizeof(*syms)));
-	if (!err)
-		err = write_at(fd, &pos, strtab_off, e->strtab->str, e->strtab->len);
-	if (!err)
-		err = write_at(fd, &pos, shstr_off, shstrtab, sizeof(shstrtab));
-	if (!err)
-		err = write_at(fd, &pos, sh_off, sh, sizeof(sh));
+	err = jit_write_parts(fd, e, &l, &eh, ph, note, syms, sh);
 	if (!err && fchmod(fd, 0644) < 0)
 		err = -errno;
 	if (close(fd) < 0 && !err)

@@ -1679,6 +1679,29 @@ static int start_compressed(struct perfring_perfdata *pd, const unsigned char *p
 #endif
 }
 
+/* Fill REC for the record of SIZE bytes at P (at offset OFF), first
+ * swapping it in place when the file is of the other byte order.  The
+ * records of the data section and those of a COMPRESSED record's stream
+ * both come out through here. */
+static inline void emit_record(struct perfring_perfdata *pd, unsigned char *p,
+			       size_t size, uint64_t off,
+			       struct perfring_perfdata_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (pd->swap) {
+		pd_sw32(p);
+		pd_sw16(p + 4);
+		pd_sw16(p + 6);
+		pr_pd_swap_body(p, size, pd->nr_attrs &&
+				(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL));
+		rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
+	}
+	rec->hdr = (const void *)p;
+	rec->type = pr_get32(p);
+	rec->size = (uint32_t)size;
+	rec->offset = off;
+}
+
 /* Next record from the decompressed stream: 1, 0 (need a new COMPRESSED
  * record), or an error. */
 static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec,
@@ -1713,20 +1736,7 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 					p = pd->zscratch;
 				}
 				pd->zpos += size;
-				memset(rec, 0, sizeof(*rec));
-				if (pd->swap) {
-					pd_sw32(p);
-					pd_sw16(p + 4);
-					pd_sw16(p + 6);
-					pr_pd_swap_body(p, size, pd->nr_attrs &&
-							(pd->attrs[0]->attr.flags &
-							 PERFRING_ATTR_SAMPLE_ID_ALL));
-					rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
-				}
-				rec->hdr = (const void *)p;
-				rec->type = pr_get32(p);
-				rec->size = (uint32_t)size;
-				rec->offset = pd->z_rec_off;
+				emit_record(pd, p, size, pd->z_rec_off, rec);
 				rec->inner_offset = inner;
 				rec->flags |= PERFRING_PERFDATA_REC_COMPRESSED;
 				{
@@ -1788,34 +1798,21 @@ static int z_next(struct perfring_perfdata *pd, struct perfring_perfdata_record 
 #endif
 }
 
-PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec,
-			 struct perfring_diag *diag)
+/* The record header at OFF and the whole record into the window: 1 with
+ * *PP (8-aligned), *SIZEP and *TYPEP set and the window past it, 0 at the
+ * end of the data, or an error. */
+static inline int take_record(struct perfring_perfdata *pd, struct perfring_diag *diag,
+			      uint64_t off, unsigned char **pp, size_t *sizep,
+			      uint32_t *typep)
 {
 	unsigned char *p;
 	size_t size;
-	uint64_t off, extra;
 	uint32_t type;
 	int r;
 
-	if (!pd || !rec)
-		return -EINVAL;
-	if (pd->err) {
-		if (diag)
-			*diag = pd->err_diag;
-		return pd->err;
-	}
-	if (pd->z_active) {
-		r = z_next(pd, rec, diag);
-		if (r)
-			return r;
-	}
-
-	off = pd->buf_off + pd->pos;
-	if (!pd->pipe && off >= pd->data_end)
-		goto end;
 	r = ensure(pd, 8);
 	if (r == 0)
-		goto end;
+		return 0;
 	if (r == -ENODATA)
 		return fail(pd, diag, -EBADMSG, off,
 			    "input ends inside a record header (%zu of 8 bytes)",
@@ -1851,55 +1848,112 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 		p = pd->scratch;
 	}
 	pd->pos += size;
+	*pp = p;
+	*sizep = size;
+	*typep = type;
+	return 1;
+}
 
-	memset(rec, 0, sizeof(*rec));
-	if (pd->swap) {
-		pd_sw32(p);
-		pd_sw16(p + 4);
-		pd_sw16(p + 6);
-		pr_pd_swap_body(p, size, pd->nr_attrs &&
-				(pd->attrs[0]->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL));
-		rec->flags |= PERFRING_PERFDATA_REC_SWAPPED;
-	}
-	rec->hdr = (const void *)p;
-	rec->type = type;
-	rec->size = (uint32_t)size;
-	rec->offset = off;
+/* The payload that follows the record at *PP (TRACING_DATA, AUXTRACE...):
+ * taken or skipped, with REC's extra fields set; *PP moves to the scratch
+ * copy that survives the refill of the window.  0 or an error. */
+static inline int take_payload(struct perfring_perfdata *pd, struct perfring_diag *diag,
+			       uint64_t off, unsigned char **pp, size_t size,
+			       uint32_t type, struct perfring_perfdata_record *rec,
+			       uint64_t *extrap)
+{
+	unsigned char *p = *pp;
+	uint64_t extra;
+	int r;
 
 	if (extra_payload(type, p, size, &extra) < 0 ||
 	    (!pd->pipe && extra > pd->data_end - off - size))
 		return fail(pd, diag, -EBADMSG, off + 8,
 			    "record of type %u announces %" PRIu64 " bytes of payload past the end of the data section",
 			    type, extra);
-	if (extra) {
-		/* the record must survive the refill of the window */
-		if (p != pd->scratch) {
-			if (!scratch(pd, size))
-				return fail(pd, diag, -ENOMEM, off, "out of memory");
-			memcpy(pd->scratch, p, size);
-			p = pd->scratch;
-			rec->hdr = (const void *)p;
-		}
-		if (type == PERFRING_RECORD_HEADER_TRACING_DATA) {
-			r = take_bytes(pd, extra);
-			rec->extra = pd->td_buf;
-			if (r == 1 && pd->pipe &&
-			    store_feature(pd, PERFRING_FEAT_TRACING_DATA, pd->td_buf,
-					  (size_t)extra, off + size) < 0)
-				r = -ENOMEM;
-		} else {
-			r = skip_bytes(pd, extra);
-		}
-		if (r == -ENOMEM)
-			return fail(pd, diag, r, off + size, "out of memory");
-		if (r == -ENODATA)
-			return fail(pd, diag, -EBADMSG, off + size,
-				    "input ends inside the %" PRIu64 "-byte payload of a record of type %u",
-				    extra, type);
-		if (r < 0)
-			return fail(pd, diag, r, off + size, "read error");
-		rec->extra_size = extra;
+	*extrap = extra;
+	if (!extra)
+		return 0;
+	/* the record must survive the refill of the window */
+	if (p != pd->scratch) {
+		if (!scratch(pd, size))
+			return fail(pd, diag, -ENOMEM, off, "out of memory");
+		memcpy(pd->scratch, p, size);
+		p = pd->scratch;
+		*pp = p;
+		rec->hdr = (const void *)p;
 	}
+	if (type == PERFRING_RECORD_HEADER_TRACING_DATA) {
+		r = take_bytes(pd, extra);
+		rec->extra = pd->td_buf;
+		if (r == 1 && pd->pipe &&
+		    store_feature(pd, PERFRING_FEAT_TRACING_DATA, pd->td_buf,
+				  (size_t)extra, off + size) < 0)
+			r = -ENOMEM;
+	} else {
+		r = skip_bytes(pd, extra);
+	}
+	if (r == -ENOMEM)
+		return fail(pd, diag, r, off + size, "out of memory");
+	if (r == -ENODATA)
+		return fail(pd, diag, -EBADMSG, off + size,
+			    "input ends inside the %" PRIu64 "-byte payload of a record of type %u",
+			    extra, type);
+	if (r < 0)
+		return fail(pd, diag, r, off + size, "read error");
+	rec->extra_size = extra;
+	return 0;
+}
+
+/* No record left: 0 if the data ended where it should, else the error. */
+static int end_of_data(struct perfring_perfdata *pd, struct perfring_diag *diag)
+{
+	if (!pd->pipe && pd->buf_off + pd->pos < pd->data_end)
+		return fail(pd, diag, -EBADMSG, pd->buf_off + pd->pos,
+			    "file ends at offset 0x%" PRIx64 ", inside the data section (which ends at 0x%" PRIx64 "): truncated",
+			    pd->buf_off + pd->pos, pd->data_end);
+	if (pd->zlen > pd->zpos)
+		return fail(pd, diag, -EBADMSG, pd->z_rec_off,
+			    "data ends inside a record of the decompressed stream (%zu bytes left over)",
+			    pd->zlen - pd->zpos);
+	return 0;
+}
+
+PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec,
+			 struct perfring_diag *diag)
+{
+	unsigned char *p = NULL;
+	size_t size = 0;
+	uint64_t off, extra = 0;
+	uint32_t type = 0;
+	int r;
+
+	if (!pd || !rec)
+		return -EINVAL;
+	if (pd->err) {
+		if (diag)
+			*diag = pd->err_diag;
+		return pd->err;
+	}
+	if (pd->z_active) {
+		r = z_next(pd, rec, diag);
+		if (r)
+			return r;
+	}
+
+	off = pd->buf_off + pd->pos;
+	if (!pd->pipe && off >= pd->data_end)
+		return end_of_data(pd, diag);
+	r = take_record(pd, diag, off, &p, &size, &type);
+	if (r == 0)
+		return end_of_data(pd, diag);
+	if (r < 0)
+		return r;
+
+	emit_record(pd, p, size, off, rec);
+	r = take_payload(pd, diag, off, &p, size, type, rec, &extra);
+	if (r)
+		return r;
 
 	r = absorb(pd, p, size, type, off, diag);
 	if (r)
@@ -1913,17 +1967,6 @@ PR_HIDDEN int pr_pd_next(struct perfring_perfdata *pd, struct perfring_perfdata_
 			return r;
 	}
 	return 1;
-
-end:
-	if (!pd->pipe && pd->buf_off + pd->pos < pd->data_end)
-		return fail(pd, diag, -EBADMSG, pd->buf_off + pd->pos,
-			    "file ends at offset 0x%" PRIx64 ", inside the data section (which ends at 0x%" PRIx64 "): truncated",
-			    pd->buf_off + pd->pos, pd->data_end);
-	if (pd->zlen > pd->zpos)
-		return fail(pd, diag, -EBADMSG, pd->z_rec_off,
-			    "data ends inside a record of the decompressed stream (%zu bytes left over)",
-			    pd->zlen - pd->zpos);
-	return 0;
 }
 
 /* The first versions of the structs perfring_perfdata_next / _feature fill. */

@@ -132,20 +132,19 @@ static void swap_cpu_map_data(unsigned char *p, size_t off, size_t size)
 	}
 }
 
-void pr_pd_swap_body(void *rec, size_t size, int sample_id_all)
+/* The body of a kernel record (type below HEADER_ATTR): where its
+ * sample_id_all trailer starts, or 0 when there is none left to swap (the
+ * record is all u64, or too short to tell). */
+static size_t swap_kernel_body(unsigned char *p, uint32_t type, uint16_t misc,
+			       size_t size)
 {
-	unsigned char *p = rec;
-	uint32_t type = pr_get32(p);
-	uint16_t misc = pr_get16(p + 4);
-	size_t body_end = 0;	/* where the trailer starts; 0: no trailer */
-	uint64_t n, i;
+	uint64_t n;
 
 	switch (type) {
 	case PERFRING_RECORD_MMAP:
 		SW(32, p, 8, size); SW(32, p, 12, size);
 		SW(64, p, 16, size); SW(64, p, 24, size); SW(64, p, 32, size);
-		body_end = str8_end(p, 40, size);
-		break;
+		return str8_end(p, 40, size);
 	case PERFRING_RECORD_MMAP2:
 		SW(32, p, 8, size); SW(32, p, 12, size);
 		SW(64, p, 16, size); SW(64, p, 24, size); SW(64, p, 32, size);
@@ -154,80 +153,79 @@ void pr_pd_swap_body(void *rec, size_t size, int sample_id_all)
 			SW(64, p, 48, size); SW(64, p, 56, size);
 		}
 		SW(32, p, 64, size); SW(32, p, 68, size);
-		body_end = str8_end(p, 72, size);
-		break;
+		return str8_end(p, 72, size);
 	case PERFRING_RECORD_COMM:
 		SW(32, p, 8, size); SW(32, p, 12, size);
-		body_end = str8_end(p, 16, size);
-		break;
+		return str8_end(p, 16, size);
 	case PERFRING_RECORD_EXIT:
 	case PERFRING_RECORD_FORK:
 		SW(32, p, 8, size); SW(32, p, 12, size);
 		SW(32, p, 16, size); SW(32, p, 20, size);
 		SW(64, p, 24, size);
-		body_end = 32;
-		break;
+		return 32;
 	case PERFRING_RECORD_THROTTLE:
 	case PERFRING_RECORD_UNTHROTTLE:
 	case PERFRING_RECORD_AUX:
 		SW(64, p, 8, size); SW(64, p, 16, size); SW(64, p, 24, size);
-		body_end = 32;
-		break;
+		return 32;
 	case PERFRING_RECORD_READ:
 		/* pid, tid, then read_format u64s; the trailer is u64 too */
 		SW(32, p, 8, size); SW(32, p, 12, size);
 		sw64_range(p, 16, size);
-		return;
+		return 0;
 	case PERFRING_RECORD_LOST:
 	case PERFRING_RECORD_SAMPLE:
 	case PERFRING_RECORD_LOST_SAMPLES:
 	case PERFRING_RECORD_AUX_OUTPUT_HW_ID:
 	case 22:	/* CALLCHAIN_DEFERRED (newest kernels): all u64 */
 		sw64_range(p, 8, size);
-		return;
+		return 0;
 	case PERFRING_RECORD_ITRACE_START:
 		SW(32, p, 8, size); SW(32, p, 12, size);
-		body_end = 16;
-		break;
+		return 16;
 	case PERFRING_RECORD_SWITCH:
-		body_end = 8;
-		break;
+		return 8;
 	case PERFRING_RECORD_SWITCH_CPU_WIDE:
 		SW(32, p, 8, size); SW(32, p, 12, size);
-		body_end = 16;
-		break;
+		return 16;
 	case PERFRING_RECORD_NAMESPACES:
 		SW(32, p, 8, size); SW(32, p, 12, size); SW(64, p, 16, size);
 		if (size < 24)
-			return;
+			return 0;
 		n = pr_get64(p + 16);
 		if (n > (size - 24) / 16)
 			n = (size - 24) / 16;
 		sw64_range(p, 24, 24 + 16 * n);
-		body_end = 24 + 16 * n;
-		break;
+		return 24 + 16 * n;
 	case PERFRING_RECORD_KSYMBOL:
 		SW(64, p, 8, size); SW(32, p, 16, size);
 		SW(16, p, 20, size); SW(16, p, 22, size);
-		body_end = str8_end(p, 24, size);
-		break;
+		return str8_end(p, 24, size);
 	case PERFRING_RECORD_BPF_EVENT:
 		SW(16, p, 8, size); SW(16, p, 10, size); SW(32, p, 12, size);
-		body_end = 24;
-		break;
+		return 24;
 	case PERFRING_RECORD_CGROUP:
 		SW(64, p, 8, size);
-		body_end = str8_end(p, 16, size);
-		break;
+		return str8_end(p, 16, size);
 	case PERFRING_RECORD_TEXT_POKE:
 		SW(64, p, 8, size); SW(16, p, 16, size); SW(16, p, 18, size);
 		if (size < 20)
-			return;
-		body_end = 16 + PR_ALIGN8((size_t)4 + pr_get16(p + 16) +
+			return 0;
+		return 16 + PR_ALIGN8((size_t)4 + pr_get16(p + 16) +
 					  pr_get16(p + 18));
-		break;
 
-	/* perf-tool records: never carry a trailer */
+	default:	/* unknown: header only */
+		return 0;
+	}
+}
+
+/* The body of a perf-tool record (HEADER_ATTR and above): these never
+ * carry a trailer. */
+static void swap_tool_record(unsigned char *p, uint32_t type, size_t size)
+{
+	uint64_t n, i;
+
+	switch (type) {
 	case PERFRING_RECORD_HEADER_ATTR: {
 		size_t asz;
 
@@ -316,8 +314,20 @@ void pr_pd_swap_body(void *rec, size_t size, int sample_id_all)
 	default:	/* COMPRESSED, FINISHED_*, unknown: header only */
 		return;
 	}
+}
 
-	if (sample_id_all && type < PERFRING_RECORD_HEADER_ATTR &&
+void pr_pd_swap_body(void *rec, size_t size, int sample_id_all)
+{
+	unsigned char *p = rec;
+	uint32_t type = pr_get32(p);
+	size_t body_end;	/* where the trailer starts; 0: no trailer */
+
+	if (type >= PERFRING_RECORD_HEADER_ATTR) {
+		swap_tool_record(p, type, size);
+		return;
+	}
+	body_end = swap_kernel_body(p, type, pr_get16(p + 4), size);
+	if (sample_id_all &&
 	    body_end >= 8 && body_end <= size && (size - body_end) % 8 == 0)
 		sw64_range(p, body_end, size);
 }

@@ -376,31 +376,23 @@ static char *plugin_stem(const char *path)
 }
 
 /*
- * Returns 1 if loaded, 0 if the same file was already loaded or an earlier
- * place in the search already gave a plugin of this file name (the file is
- * then shadowed: recorded, never opened), or -errno.
+ * Shadowing is decided on the name alone, before the file is even looked
+ * at: a shadowed file may be broken, foreign or built for another ABI, and
+ * none of that matters, as with a program that comes later in PATH.
+ * Returns 1 if an earlier place in the search already gave a plugin of
+ * this file name (then PATH is recorded as shadowed unless it is that very
+ * file), else 0.
  */
-static int load_file(struct perfring_registry *reg, const char *path,
-		     struct perfring_diag *diag)
+static int shadowed_by_name(struct perfring_registry *reg, const char *path)
 {
-	const struct perfring_plugin_descriptor *d;
 	const struct perfring_plugin *winner;
-	struct perfring_plugin *p;
-	char tbuf[64], *rp, *open_path, *stem;
-	gpointer sym = NULL;
-	GModule *m;
-	struct stat st;
-	int ret;
+	char *stem = plugin_stem(path);
 
-	/*
-	 * Shadowing is decided on the name alone, before the file is even
-	 * looked at: a shadowed file may be broken, foreign or built for
-	 * another ABI, and none of that matters, as with a program that
-	 * comes later in PATH.
-	 */
-	stem = plugin_stem(path);
 	winner = g_hash_table_lookup(reg->by_name, stem);
-	if (winner) {
+	g_free(stem);
+	if (!winner)
+		return 0;
+	{
 		char *wr = realpath(path, NULL);
 
 		if (!wr || !winner->realpath || strcmp(wr, winner->realpath) != 0) {
@@ -411,10 +403,16 @@ static int load_file(struct perfring_registry *reg, const char *path,
 			       winner->file);
 		}
 		free(wr);
-		g_free(stem);
-		return 0;
 	}
-	g_free(stem);
+	return 1;
+}
+
+/* A plugin file must be a regular file that is safe to load: 0 or -errno. */
+static int check_plugin_file(const char *path, struct perfring_diag *diag)
+{
+	struct stat st;
+	int ret;
+
 	if (stat(path, &st) < 0) {
 		ret = -errno;
 		pr_diag_set(diag, ret, path, PR_NO_OFFSET, "cannot load plugin: %s",
@@ -429,13 +427,18 @@ static int load_file(struct perfring_registry *reg, const char *path,
 	ret = check_owner_mode(path, &st, false, diag);
 	if (ret == 0)
 		ret = check_parent(path, diag);
-	if (ret < 0)
-		return ret;
-	rp = realpath(path, NULL);
-	if (rp && find_by_realpath(reg, rp)) {
-		free(rp);
-		return 0;
-	}
+	return ret < 0 ? ret : 0;
+}
+
+/* The module of PATH and its descriptor; NULL with DIAG set (-ELIBBAD). */
+static GModule *open_plugin(const char *path,
+			    const struct perfring_plugin_descriptor **dp,
+			    struct perfring_diag *diag)
+{
+	gpointer sym = NULL;
+	char *open_path;
+	GModule *m;
+
 	/* Never let the dynamic linker search for a bare name. */
 	if (g_path_is_absolute(path)) {
 		open_path = g_strdup(path);
@@ -450,70 +453,116 @@ static int load_file(struct perfring_registry *reg, const char *path,
 	if (!m) {
 		pr_diag_set(diag, -ELIBBAD, path, PR_NO_OFFSET,
 			    "cannot load plugin: %s", g_module_error());
-		free(rp);
-		return -ELIBBAD;
+		return NULL;
 	}
 	if (!g_module_symbol(m, PERFRING_PLUGIN_SYMBOL, &sym) || !sym) {
 		pr_diag_set(diag, -ELIBBAD, path, PR_NO_OFFSET,
 			    "not a perfring plugin (no %s symbol)",
 			    PERFRING_PLUGIN_SYMBOL);
 		module_close(m);
-		free(rp);
-		return -ELIBBAD;
+		return NULL;
 	}
-	d = sym;
-	ret = validate(path, d, diag);
-	if (ret < 0)
-		goto fail;
+	*dp = sym;
+	return m;
+}
+
+/* Every record type D claims must be its own and free: 0 or -errno. */
+static int check_claims(struct perfring_registry *reg, const char *path,
+			const struct perfring_plugin_descriptor *d,
+			struct perfring_diag *diag)
+{
+	char tbuf[64];
+
 	for (uint32_t i = 0; d->kind == PERFRING_PLUGIN_KIND_RECORD && i < d->n_types; i++) {
 		const struct perfring_plugin *o =
 			g_hash_table_lookup(reg->by_type, GUINT_TO_POINTER(d->types[i]));
 
 		for (uint32_t j = 0; !o && j < i; j++) {
 			if (d->types[j] == d->types[i]) {
-				ret = -EPROTO;
-				pr_diag_set(diag, ret, path, PR_NO_OFFSET,
+				pr_diag_set(diag, -EPROTO, path, PR_NO_OFFSET,
 					    "invalid plugin descriptor: record type %s claimed twice",
 					    type_name(d->types[i], tbuf, sizeof(tbuf)));
-				goto fail;
+				return -EPROTO;
 			}
 		}
 		if (o) {
-			ret = -EEXIST;
-			pr_diag_set(diag, ret, path, PR_NO_OFFSET,
+			pr_diag_set(diag, -EEXIST, path, PR_NO_OFFSET,
 				    "plugin '%s' claims record type %s, already claimed by plugin '%s' (%s)",
 				    d->name, type_name(d->types[i], tbuf, sizeof(tbuf)),
 				    o->desc->name, o->file);
-			goto fail;
+			return -EEXIST;
 		}
 	}
-	if (d->init) {
+	return 0;
+}
+
+/* The loaded plugin into the registry, by name and by record type. */
+static void add_plugin(struct perfring_registry *reg, GModule *m,
+		       const struct perfring_plugin_descriptor *d,
+		       const char *path, const char *rp)
+{
+	struct perfring_plugin *p = g_new0(struct perfring_plugin, 1);
+
+	p->module = m;
+	p->desc = d;
+	p->file = g_strdup(path);
+	p->realpath = g_strdup(rp);
+	p->stem = plugin_stem(path);
+	g_ptr_array_add(reg->plugins, p);
+	g_hash_table_insert(reg->by_name, p->stem, p);
+	for (uint32_t i = 0; d->kind == PERFRING_PLUGIN_KIND_RECORD && i < d->n_types; i++)
+		g_hash_table_insert(reg->by_type, GUINT_TO_POINTER(d->types[i]), p);
+	pr_log(PERFRING_LOG_DEBUG, "loaded plugin '%s' from %s", d->name, path);
+}
+
+/*
+ * Returns 1 if loaded, 0 if the same file was already loaded or an earlier
+ * place in the search already gave a plugin of this file name (the file is
+ * then shadowed: recorded, never opened), or -errno.
+ */
+static int load_file(struct perfring_registry *reg, const char *path,
+		     struct perfring_diag *diag)
+{
+	const struct perfring_plugin_descriptor *d = NULL;
+	char *rp;
+	GModule *m;
+	int ret;
+
+	if (shadowed_by_name(reg, path))
+		return 0;
+	ret = check_plugin_file(path, diag);
+	if (ret < 0)
+		return ret;
+	rp = realpath(path, NULL);
+	if (rp && find_by_realpath(reg, rp)) {
+		free(rp);
+		return 0;
+	}
+	m = open_plugin(path, &d, diag);
+	if (!m) {
+		free(rp);
+		return -ELIBBAD;
+	}
+	ret = validate(path, d, diag);
+	if (ret >= 0)
+		ret = check_claims(reg, path, d, diag);
+	if (ret >= 0 && d->init) {
 		ret = d->init();
 		if (ret < 0) {
 			pr_diag_set(diag, -ECANCELED, path, PR_NO_OFFSET,
 				    "plugin '%s' init failed: %s", d->name,
 				    strerror(-ret));
 			ret = -ECANCELED;
-			goto fail;
 		}
 	}
-	p = g_new0(struct perfring_plugin, 1);
-	p->module = m;
-	p->desc = d;
-	p->file = g_strdup(path);
-	p->realpath = g_strdup(rp);
-	p->stem = plugin_stem(path);
+	if (ret < 0) {
+		module_close(m);
+		free(rp);
+		return ret;
+	}
+	add_plugin(reg, m, d, path, rp);
 	free(rp);
-	g_ptr_array_add(reg->plugins, p);
-	g_hash_table_insert(reg->by_name, p->stem, p);
-	for (uint32_t i = 0; d->kind == PERFRING_PLUGIN_KIND_RECORD && i < d->n_types; i++)
-		g_hash_table_insert(reg->by_type, GUINT_TO_POINTER(d->types[i]), p);
-	pr_log(PERFRING_LOG_DEBUG, "loaded plugin '%s' from %s", d->name, path);
 	return 1;
-fail:
-	module_close(m);
-	free(rp);
-	return ret;
 }
 
 PERFRING_API int perfring_registry_load_file(struct perfring_registry *reg,

@@ -456,20 +456,12 @@ static int get_read(struct cursor *c, uint64_t rf, struct perfring_sample *s)
 	return 0;
 }
 
-PERFRING_API int perfring_sample_decode(const struct perfring_attr *attr,
-					const void *rec, size_t rec_size,
-					struct perfring_sample *out,
-					struct perfring_diag *diag)
+/* The header of a SAMPLE record of REC_SIZE bytes: 0, -EBADMSG or -EINVAL. */
+static inline int check_sample_header(const void *rec, size_t rec_size,
+				      struct perfring_diag *diag)
 {
-	struct perfring_sample sv, *s = &sv;
 	struct perfring_event_header h;
-	struct cursor c;
-	uint64_t st;
-	int err;
 
-	err = check_attr(attr, diag);
-	if (err)
-		return err;
 	if (!rec || rec_size < sizeof(h)) {
 		pr_diag_set(diag, -EBADMSG, NULL, 0,
 			    "SAMPLE: record of %zu bytes has no room for a header",
@@ -488,85 +480,103 @@ PERFRING_API int perfring_sample_decode(const struct perfring_attr *attr,
 			    h.size, rec_size);
 		return -EBADMSG;
 	}
+	return 0;
+}
 
-	/* Validation only (out == NULL): every field read below is set first. */
-	if (out)
-		memset(s, 0, sizeof(*s));
-	c.base = rec;
-	c.size = rec_size;
-	c.off = sizeof(h);
-	c.diag = diag;
-	st = attr->sample_type;
-
+/*
+ * The fields of a SAMPLE come in the order of the sample_type bits; the
+ * three walkers below take them in that order, each one a run of it:
+ * the ids and counters (IDENTIFIER to READ), the variable-sized areas
+ * (CALLCHAIN to STACK_USER), and the rest (WEIGHT to AUX).  Each returns
+ * 0 or -EBADMSG (the cursor's diag set).
+ */
 #define U64(bit, name, dst)						\
 	do {								\
-		if ((st & (bit)) && get_u64(&c, name, &s->dst))		\
+		if ((st & (bit)) && get_u64(c, name, &s->dst))		\
 			return -EBADMSG;				\
 	} while (0)
 
+static inline int walk_sample_ids(struct cursor *c, uint64_t st,
+				  const struct perfring_attr *attr,
+				  struct perfring_sample *s)
+{
 	U64(PERFRING_SAMPLE_IDENTIFIER, "IDENTIFIER", identifier);
 	U64(PERFRING_SAMPLE_IP, "IP", ip);
-	if ((st & PERFRING_SAMPLE_TID) && get_u32x2(&c, "TID", &s->pid, &s->tid))
+	if ((st & PERFRING_SAMPLE_TID) && get_u32x2(c, "TID", &s->pid, &s->tid))
 		return -EBADMSG;
 	U64(PERFRING_SAMPLE_TIME, "TIME", time);
 	U64(PERFRING_SAMPLE_ADDR, "ADDR", addr);
 	U64(PERFRING_SAMPLE_ID, "ID", id);
 	U64(PERFRING_SAMPLE_STREAM_ID, "STREAM_ID", stream_id);
 	if ((st & PERFRING_SAMPLE_CPU) &&
-	    get_u32x2(&c, "CPU", &s->cpu, &s->cpu_res))
+	    get_u32x2(c, "CPU", &s->cpu, &s->cpu_res))
 		return -EBADMSG;
 	U64(PERFRING_SAMPLE_PERIOD, "PERIOD", period);
-	if ((st & PERFRING_SAMPLE_READ) && get_read(&c, attr->read_format, s))
+	if ((st & PERFRING_SAMPLE_READ) && get_read(c, attr->read_format, s))
 		return -EBADMSG;
+	return 0;
+}
+
+static inline int walk_sample_areas(struct cursor *c, uint64_t st,
+				    const struct perfring_attr *attr,
+				    struct perfring_sample *s)
+{
 	if (st & PERFRING_SAMPLE_CALLCHAIN) {
-		if (get_u64(&c, "CALLCHAIN.nr", &s->callchain_nr))
+		if (get_u64(c, "CALLCHAIN.nr", &s->callchain_nr))
 			return -EBADMSG;
-		s->callchain = take_array(&c, "CALLCHAIN.ips", s->callchain_nr, 8);
+		s->callchain = take_array(c, "CALLCHAIN.ips", s->callchain_nr, 8);
 		if (!s->callchain)
 			return -EBADMSG;
 	}
 	if (st & PERFRING_SAMPLE_RAW) {
-		const void *p = take(&c, "RAW.size", 4);
+		const void *p = take(c, "RAW.size", 4);
 
 		if (!p)
 			return -EBADMSG;
 		s->raw_size = pr_get32(p);
-		s->raw = take(&c, "RAW.data", s->raw_size);
+		s->raw = take(c, "RAW.data", s->raw_size);
 		if (!s->raw)
 			return -EBADMSG;
 	}
 	if (st & PERFRING_SAMPLE_BRANCH_STACK) {
-		if (get_u64(&c, "BRANCH_STACK.nr", &s->branch_nr))
+		if (get_u64(c, "BRANCH_STACK.nr", &s->branch_nr))
 			return -EBADMSG;
 		if (attr->branch_sample_type & PERFRING_BRANCH_HW_INDEX)
 			U64(PERFRING_SAMPLE_BRANCH_STACK, "BRANCH_STACK.hw_idx",
 			    branch_hw_idx);
-		s->branches = take_array(&c, "BRANCH_STACK.entries", s->branch_nr,
+		s->branches = take_array(c, "BRANCH_STACK.entries", s->branch_nr,
 					 sizeof(struct perfring_branch_entry));
 		if (!s->branches)
 			return -EBADMSG;
 	}
 	if ((st & PERFRING_SAMPLE_REGS_USER) &&
-	    get_regs(&c, "REGS_USER", attr->sample_regs_user, &s->regs_user_abi,
+	    get_regs(c, "REGS_USER", attr->sample_regs_user, &s->regs_user_abi,
 		     &s->regs_user_nr, &s->regs_user))
 		return -EBADMSG;
 	if (st & PERFRING_SAMPLE_STACK_USER) {
-		if (get_u64(&c, "STACK_USER.size", &s->stack_user_size))
+		if (get_u64(c, "STACK_USER.size", &s->stack_user_size))
 			return -EBADMSG;
 		if (s->stack_user_size) {
-			s->stack_user = take(&c, "STACK_USER.data", s->stack_user_size);
+			s->stack_user = take(c, "STACK_USER.data", s->stack_user_size);
 			if (!s->stack_user)
 				return -EBADMSG;
-			if (get_u64(&c, "STACK_USER.dyn_size", &s->stack_user_dyn_size))
+			if (get_u64(c, "STACK_USER.dyn_size", &s->stack_user_dyn_size))
 				return -EBADMSG;
 		}
 	}
+	return 0;
+}
+
+static inline int walk_sample_rest(struct cursor *c, uint64_t st,
+				   const struct perfring_attr *attr,
+				   struct perfring_sample *s)
+{
 	U64(WEIGHT_BITS, (st & PERFRING_SAMPLE_WEIGHT) ? "WEIGHT" : "WEIGHT_STRUCT",
 	    weight);
 	U64(PERFRING_SAMPLE_DATA_SRC, "DATA_SRC", data_src);
 	U64(PERFRING_SAMPLE_TRANSACTION, "TRANSACTION", transaction);
 	if ((st & PERFRING_SAMPLE_REGS_INTR) &&
-	    get_regs(&c, "REGS_INTR", attr->sample_regs_intr, &s->regs_intr_abi,
+	    get_regs(c, "REGS_INTR", attr->sample_regs_intr, &s->regs_intr_abi,
 		     &s->regs_intr_nr, &s->regs_intr))
 		return -EBADMSG;
 	U64(PERFRING_SAMPLE_PHYS_ADDR, "PHYS_ADDR", phys_addr);
@@ -574,13 +584,45 @@ PERFRING_API int perfring_sample_decode(const struct perfring_attr *attr,
 	U64(PERFRING_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE", data_page_size);
 	U64(PERFRING_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE", code_page_size);
 	if (st & PERFRING_SAMPLE_AUX) {
-		if (get_u64(&c, "AUX.size", &s->aux_size))
+		if (get_u64(c, "AUX.size", &s->aux_size))
 			return -EBADMSG;
-		s->aux = take(&c, "AUX.data", s->aux_size);
+		s->aux = take(c, "AUX.data", s->aux_size);
 		if (!s->aux)
 			return -EBADMSG;
 	}
+	return 0;
+}
 #undef U64
+
+PERFRING_API int perfring_sample_decode(const struct perfring_attr *attr,
+					const void *rec, size_t rec_size,
+					struct perfring_sample *out,
+					struct perfring_diag *diag)
+{
+	struct perfring_sample sv, *s = &sv;
+	struct cursor c;
+	uint64_t st;
+	int err;
+
+	err = check_attr(attr, diag);
+	if (err)
+		return err;
+	err = check_sample_header(rec, rec_size, diag);
+	if (err)
+		return err;
+
+	/* Validation only (out == NULL): every field read below is set first. */
+	if (out)
+		memset(s, 0, sizeof(*s));
+	c.base = rec;
+	c.size = rec_size;
+	c.off = sizeof(struct perfring_event_header);
+	c.diag = diag;
+	st = attr->sample_type;
+	if (walk_sample_ids(&c, st, attr, s) ||
+	    walk_sample_areas(&c, st, attr, s) ||
+	    walk_sample_rest(&c, st, attr, s))
+		return -EBADMSG;
 
 	if (c.off != c.size) {
 		pr_diag_set(diag, -EBADMSG, NULL, c.off,

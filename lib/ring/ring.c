@@ -443,6 +443,135 @@ fail:
 		pr_diag_set(diag, err, rname, PR_NO_OFFSET, __VA_ARGS__);	\
 		goto fail;							\
 	} while (0)
+/* The same for the helpers of perfring_ring_create: they return the error. */
+#define CREATE_RET(errv, ...)							\
+	do {									\
+		int err_ = (errv);						\
+		pr_diag_set(diag, err_, rname, PR_NO_OFFSET, __VA_ARGS__);	\
+		return err_;							\
+	} while (0)
+
+/* The name of the ring to be created, for the messages. */
+static const char *create_name(const struct perfring_ring_opts *o)
+{
+	if (o->backing == PERFRING_RING_FILE && o->path && o->path[0])
+		return o->path;
+	if (o->backing == PERFRING_RING_MEMFD)
+		return "memfd ring";
+	if (o->backing == PERFRING_RING_ANON)
+		return "anonymous ring";
+	return "ring";
+}
+
+/* The flags, the file mode and the backing of O: 0 or -EINVAL. */
+static int check_create_opts(struct perfring_ring_opts *o, const char *rname,
+			     struct perfring_diag *diag)
+{
+	if (o->flags & ~(PERFRING_RING_OVERWRITE | PERFRING_RING_CLOCKID | PERFRING_RING_TRUNCATE |
+			 PERFRING_RING_FILE_MODE))
+		CREATE_RET(-EINVAL, "unknown flags 0x%x", o->flags);
+	/* Only with its flag: file_mode sits where older callers had padding. */
+	if (!(o->flags & PERFRING_RING_FILE_MODE))
+		o->file_mode = 0600;
+	else if (o->file_mode & ~0777u)
+		CREATE_RET(-EINVAL, "file_mode 0%o is above 0777", o->file_mode);
+	if (o->backing != PERFRING_RING_ANON && o->backing != PERFRING_RING_MEMFD &&
+	    o->backing != PERFRING_RING_FILE)
+		CREATE_RET(-EINVAL, "unknown backing %d", (int)o->backing);
+	if (o->backing == PERFRING_RING_FILE && (!o->path || !o->path[0]))
+		CREATE_RET(-EINVAL, "a FILE ring needs opts.path");
+	return 0;
+}
+
+/* The sizes, clock, mode and events of the new ring R: 0 or -errno. */
+static int create_setup(struct perfring_ring *r, const struct perfring_ring_opts *o,
+			const char *rname, struct perfring_diag *diag)
+{
+	r->page_size = sys_page_size();
+	r->data_size = o->data_size ? o->data_size : 64ull * r->page_size;
+	if (!is_pow2(r->data_size) || r->data_size < r->page_size || r->data_size > PR_DATA_MAX)
+		CREATE_RET(-EINVAL, "data_size %" PRIu64 " is not a power of two of pages "
+			   "(page size %" PRIu32 ", at most %" PRIu64 " bytes)",
+			   r->data_size, r->page_size, (uint64_t)PR_DATA_MAX);
+	r->flags = o->flags & PERFRING_RING_OVERWRITE;
+	r->clockid = (o->flags & PERFRING_RING_CLOCKID) ? o->clockid : CLOCK_MONOTONIC;
+	if (o->flags & PERFRING_RING_CLOCKID) {
+		struct timespec ts;
+
+		if (clock_gettime(o->clockid, &ts) != 0)
+			CREATE_RET(-EINVAL, "clock id %" PRId32 " cannot be read on this machine",
+				   o->clockid);
+	}
+	r->mode = PERFRING_RING_READ | PERFRING_RING_WRITE;
+	r->hdr_writable = 1;
+	return ring_set_events(r, o->events, o->nr_events, rname, diag);
+}
+
+/*
+ * The memfd or the file of a shared ring, sized to TOTAL bytes, into *FDP
+ * (left there on a later error, for the caller to close and unlink), and
+ * the ring's name: 0 or -errno.  An ANON ring has no file.
+ */
+static int create_backing(struct perfring_ring *r, const struct perfring_ring_opts *o,
+			  uint64_t total, int *fdp, const char *rname,
+			  struct perfring_diag *diag)
+{
+	int err, fd = -1;
+
+	if (o->backing == PERFRING_RING_MEMFD) {
+		fd = memfd_create("perfring", MFD_CLOEXEC);
+		snprintf(r->name, sizeof(r->name), "memfd ring");
+	} else if (o->backing == PERFRING_RING_FILE) {
+		fd = create_ring_file(o->path, o->flags & PERFRING_RING_TRUNCATE, o->file_mode);
+		snprintf(r->name, sizeof(r->name), "%s", o->path);
+	} else {
+		snprintf(r->name, sizeof(r->name), "anonymous ring");
+		return 0;
+	}
+	*fdp = fd;
+	if (fd < 0) {
+		err = -errno;
+		if (o->backing == PERFRING_RING_MEMFD)
+			CREATE_RET(err, "memfd_create: %s", strerror(-err));
+		if (err == -EEXIST)
+			CREATE_RET(err, "the file exists (PERFRING_RING_TRUNCATE replaces it)");
+		if (err == -EPERM)
+			CREATE_RET(err, "the file belongs to another user: left untouched");
+		if (err == -EINVAL)
+			CREATE_RET(err, "not a regular file: left untouched");
+		CREATE_RET(err, "cannot create the ring file: %s", strerror(-err));
+	}
+	if (ftruncate(fd, (off_t)total) != 0) {
+		err = -errno;
+		CREATE_RET(err, "cannot size the ring to %" PRIu64 " bytes: %s", total,
+			   strerror(-err));
+	}
+	return 0;
+}
+
+/* Lay the new ring out in its map BASE, the descriptor (DESC_SIZE bytes,
+ * none for an ANON ring) first: 0 or -errno. */
+static int create_layout(struct perfring_ring *r, const struct perfring_ring_opts *o,
+			 unsigned char *base, uint64_t total, uint64_t desc_size,
+			 const char *rname, struct perfring_diag *diag)
+{
+	int err;
+
+	if (o->backing != PERFRING_RING_ANON) {
+		err = write_descriptor(r, base, total);
+		if (err)
+			CREATE_RET(err, "cannot lay the ring descriptor out");
+		r->ws = &((struct pr_desc *)(void *)base)->ws;
+		r->data_file_off = desc_size + r->page_size;
+	} else {
+		r->ws = (struct pr_wstate *)(void *)base;
+	}
+	r->ws->writer_pid = (uint64_t)getpid();
+	ring_set_area(r, base + desc_size);
+	r->hdr->data_offset = r->page_size;
+	r->hdr->data_size = r->data_size;
+	return 0;
+}
 
 PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 				      struct perfring_diag *diag,
@@ -465,47 +594,15 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 				 "perfring_ring_opts", rname, diag);
 	if (err)
 		return err;
-	if (o.backing == PERFRING_RING_FILE && o.path && o.path[0])
-		rname = o.path;
-	else if (o.backing == PERFRING_RING_MEMFD)
-		rname = "memfd ring";
-	else if (o.backing == PERFRING_RING_ANON)
-		rname = "anonymous ring";
-	if (o.flags & ~(PERFRING_RING_OVERWRITE | PERFRING_RING_CLOCKID | PERFRING_RING_TRUNCATE |
-			PERFRING_RING_FILE_MODE))
-		CREATE_FAIL(-EINVAL, "unknown flags 0x%x", o.flags);
-	/* Only with its flag: file_mode sits where older callers had padding. */
-	if (!(o.flags & PERFRING_RING_FILE_MODE))
-		o.file_mode = 0600;
-	else if (o.file_mode & ~0777u)
-		CREATE_FAIL(-EINVAL, "file_mode 0%o is above 0777", o.file_mode);
-	if (o.backing != PERFRING_RING_ANON && o.backing != PERFRING_RING_MEMFD &&
-	    o.backing != PERFRING_RING_FILE)
-		CREATE_FAIL(-EINVAL, "unknown backing %d", (int)o.backing);
-	if (o.backing == PERFRING_RING_FILE && (!o.path || !o.path[0]))
-		CREATE_FAIL(-EINVAL, "a FILE ring needs opts.path");
+	rname = create_name(&o);
+	err = check_create_opts(&o, rname, diag);
+	if (err)
+		goto fail;
 
 	r = ring_alloc();
 	if (!r)
 		CREATE_FAIL(-ENOMEM, "out of memory");
-	r->page_size = sys_page_size();
-	r->data_size = o.data_size ? o.data_size : 64ull * r->page_size;
-	if (!is_pow2(r->data_size) || r->data_size < r->page_size || r->data_size > PR_DATA_MAX)
-		CREATE_FAIL(-EINVAL, "data_size %" PRIu64 " is not a power of two of pages "
-			    "(page size %" PRIu32 ", at most %" PRIu64 " bytes)",
-			    r->data_size, r->page_size, (uint64_t)PR_DATA_MAX);
-	r->flags = o.flags & PERFRING_RING_OVERWRITE;
-	r->clockid = (o.flags & PERFRING_RING_CLOCKID) ? o.clockid : CLOCK_MONOTONIC;
-	if (o.flags & PERFRING_RING_CLOCKID) {
-		struct timespec ts;
-
-		if (clock_gettime(o.clockid, &ts) != 0)
-			CREATE_FAIL(-EINVAL, "clock id %" PRId32 " cannot be read on this machine",
-				    o.clockid);
-	}
-	r->mode = PERFRING_RING_READ | PERFRING_RING_WRITE;
-	r->hdr_writable = 1;
-	err = ring_set_events(r, o.events, o.nr_events, rname, diag);
+	err = create_setup(r, &o, rname, diag);
 	if (err)
 		goto fail;
 
@@ -521,37 +618,13 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 	}
 	total = desc_size + r->page_size + r->data_size;
 
-	if (o.backing == PERFRING_RING_MEMFD) {
-		fd = memfd_create("perfring", MFD_CLOEXEC);
-		snprintf(r->name, sizeof(r->name), "memfd ring");
-	} else if (o.backing == PERFRING_RING_FILE) {
-		fd = create_ring_file(o.path, o.flags & PERFRING_RING_TRUNCATE, o.file_mode);
-		snprintf(r->name, sizeof(r->name), "%s", o.path);
-	} else {
-		snprintf(r->name, sizeof(r->name), "anonymous ring");
-	}
-	if (o.backing != PERFRING_RING_ANON) {
-		if (fd < 0) {
-			err = -errno;
-			if (o.backing == PERFRING_RING_MEMFD)
-				CREATE_FAIL(err, "memfd_create: %s", strerror(-err));
-			if (err == -EEXIST)
-				CREATE_FAIL(err, "the file exists (PERFRING_RING_TRUNCATE replaces it)");
-			if (err == -EPERM)
-				CREATE_FAIL(err, "the file belongs to another user: left untouched");
-			if (err == -EINVAL)
-				CREATE_FAIL(err, "not a regular file: left untouched");
-			CREATE_FAIL(err, "cannot create the ring file: %s", strerror(-err));
-		}
-		if (ftruncate(fd, (off_t)total) != 0) {
-			err = -errno;
-			CREATE_FAIL(err, "cannot size the ring to %" PRIu64 " bytes: %s", total,
-				    strerror(-err));
-		}
+	err = create_backing(r, &o, total, &fd, rname, diag);
+	if (err)
+		goto fail;
+	if (o.backing != PERFRING_RING_ANON)
 		base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	} else {
+	else
 		base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	}
 	if (base == MAP_FAILED) {
 		err = -errno;
 		CREATE_FAIL(err, "cannot map %" PRIu64 " bytes: %s", total, strerror(-err));
@@ -561,19 +634,9 @@ PERFRING_API int perfring_ring_create(const struct perfring_ring_opts *uopts,
 	r->owns_map = 1;
 	r->fd = fd;
 	fd = -1;
-	if (o.backing != PERFRING_RING_ANON) {
-		err = write_descriptor(r, base, total);
-		if (err)
-			CREATE_FAIL(err, "cannot lay the ring descriptor out");
-		r->ws = &((struct pr_desc *)(void *)base)->ws;
-		r->data_file_off = desc_size + r->page_size;
-	} else {
-		r->ws = (struct pr_wstate *)(void *)base;
-	}
-	r->ws->writer_pid = (uint64_t)getpid();
-	ring_set_area(r, base + desc_size);
-	r->hdr->data_offset = r->page_size;
-	r->hdr->data_size = r->data_size;
+	err = create_layout(r, &o, base, total, desc_size, rname, diag);
+	if (err)
+		goto fail;
 	*out = r;
 	return 0;
 fail:
@@ -584,6 +647,7 @@ fail:
 	perfring_ring_close(r);
 	return err;
 }
+#undef CREATE_RET
 #undef CREATE_FAIL
 
 /* ---- open --------------------------------------------------------------- */

@@ -201,26 +201,16 @@ static void free_list(char **v, int n)
 	free(v);
 }
 
-PERFRING_API int perfring_tracepoints_find(const char *root, const char *pattern,
-					   struct perfring_tracepoint **out,
-					   struct perfring_diag *diag)
+/* SUBSYSTEM:EVENT of PATTERN into SYS and EV (each of
+ * PERFRING_TRACEPOINT_NAME_MAX bytes): 0 or -EINVAL. */
+static int split_pattern(const char *pattern, char *sys, char *ev,
+			 struct perfring_diag *diag)
 {
-	char sys[PERFRING_TRACEPOINT_NAME_MAX], ev[PERFRING_TRACEPOINT_NAME_MAX];
-	char path[4096];
-	const char *colon;
-	struct perfring_tracepoint *res = NULL;
-	char **systems = NULL;
-	int nsys, i, n = 0, cap = 0, ret = 0, denied = 0;
+	const char *colon = strchr(pattern, ':');
 
-	if (out)
-		*out = NULL;
-	if (!root || !pattern || !out) {
-		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no tracefs or pattern");
-		return -EINVAL;
-	}
-	colon = strchr(pattern, ':');
 	if (!colon || colon == pattern || !colon[1] || strchr(colon + 1, ':') ||
-	    (size_t)(colon - pattern) >= sizeof(sys) || strlen(colon + 1) >= sizeof(ev) ||
+	    (size_t)(colon - pattern) >= PERFRING_TRACEPOINT_NAME_MAX ||
+	    strlen(colon + 1) >= PERFRING_TRACEPOINT_NAME_MAX ||
 	    strchr(pattern, '/')) {
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
 			    "'%s' is not a tracepoint (SUBSYSTEM:EVENT)", pattern);
@@ -228,20 +218,133 @@ PERFRING_API int perfring_tracepoints_find(const char *root, const char *pattern
 	}
 	memcpy(sys, pattern, (size_t)(colon - pattern));
 	sys[colon - pattern] = 0;
-	snprintf(ev, sizeof(ev), "%s", colon + 1);
+	snprintf(ev, PERFRING_TRACEPOINT_NAME_MAX, "%s", colon + 1);
 	if (sys[0] == '.' || ev[0] == '.') {	/* no "..", no hidden files */
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
 			    "'%s' is not a tracepoint (SUBSYSTEM:EVENT)", pattern);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The names in DIR that PAT matches when it is a glob, else PAT alone
+ * (not looked up): count or -errno, *OUT for the caller to free. */
+static int names_matching(const char *dir, const char *pat, char ***out)
+{
+	char **v;
+
+	if (has_glob(pat))
+		return list_dir(dir, pat, out);
+	v = malloc(sizeof(*v));
+	*out = v;
+	return v && (v[0] = strdup(pat)) ? 1 : -ENOMEM;
+}
+
+/* The tracepoints found so far. */
+struct tp_found {
+	struct perfring_tracepoint *v;
+	int n, cap;
+	int denied;		/* an id or a directory could not be read */
+};
+
+/* SYSTEM:EVENT with its id to the end of F: 0 or -ENOMEM. */
+static int tp_add(struct tp_found *f, const char *system, const char *event, int64_t id)
+{
+	if (f->n == f->cap) {
+		struct perfring_tracepoint *nr;
+		int cap = f->cap ? 2 * f->cap : 8;
+
+		nr = realloc(f->v, (size_t)cap * sizeof(*f->v));
+		if (!nr)
+			return -ENOMEM;
+		f->v = nr;
+		f->cap = cap;
+	}
+	memset(&f->v[f->n], 0, sizeof(f->v[f->n]));
+	snprintf(f->v[f->n].name, sizeof(f->v[f->n].name), "%s:%s", system, event);
+	f->v[f->n].id = (uint64_t)id;
+	f->n++;
+	return 0;
+}
+
+/* The events of SYSTEM that EV matches into F: 0 or -errno (a system
+ * that is missing or cannot be read is no error). */
+static int find_in_system(const char *root, const char *system, const char *ev,
+			  struct tp_found *f)
+{
+	char sdir[4096], **evs = NULL;
+	int nev, j, ret = 0;
+
+	snprintf(sdir, sizeof(sdir), "%s/events/%s", root, system);
+	nev = names_matching(sdir, ev, &evs);
+	if (nev == -ENOENT || nev == -ENOTDIR) {
+		free(evs);
+		return 0;
+	}
+	if (nev < 0) {
+		if (nev == -EACCES)
+			f->denied = 1;
+		free(evs);
+		return nev == -EACCES ? 0 : nev;
+	}
+	for (j = 0; j < nev && !ret; j++) {
+		int64_t id = read_id(root, system, evs[j]);
+
+		if (id == -EACCES || id == -EPERM)
+			f->denied = 1;
+		if (id < 0)
+			continue;	/* not an event directory ("enable", "filter") */
+		ret = tp_add(f, system, evs[j], id);
+	}
+	free_list(evs, nev);
+	return ret;
+}
+
+/* Nothing found under PATH (ROOT/events): -EACCES or -ENOENT, DIAG set. */
+static int none_found(const char *pattern, const char *path, const char *sys,
+		      const char *ev, int denied, struct perfring_diag *diag)
+{
+	if (denied) {
+		pr_diag_set(diag, -EACCES, path, PR_NO_OFFSET,
+			    "%s: permission denied reading the tracepoint ids "
+			    "(%s)", pattern, TRACEFS_ACCESS_HINT);
+		return -EACCES;
+	}
+	if (has_glob(sys) || has_glob(ev))
+		pr_diag_set(diag, -ENOENT, NULL, PR_NO_OFFSET,
+			    "no tracepoint matches '%s' (looked for "
+			    "%s/%s/%s/id; perf list tracepoint lists them)",
+			    pattern, path, sys, ev);
+	else
+		pr_diag_set(diag, -ENOENT, NULL, PR_NO_OFFSET,
+			    "unknown tracepoint '%s' (no %s/%s/%s/id; "
+			    "perf list tracepoint lists them)", pattern, path,
+			    sys, ev);
+	return -ENOENT;
+}
+
+PERFRING_API int perfring_tracepoints_find(const char *root, const char *pattern,
+					   struct perfring_tracepoint **out,
+					   struct perfring_diag *diag)
+{
+	char sys[PERFRING_TRACEPOINT_NAME_MAX], ev[PERFRING_TRACEPOINT_NAME_MAX];
+	char path[4096];
+	struct tp_found f = { NULL, 0, 0, 0 };
+	char **systems = NULL;
+	int nsys, i, ret = 0;
+
+	if (out)
+		*out = NULL;
+	if (!root || !pattern || !out) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no tracefs or pattern");
+		return -EINVAL;
+	}
+	ret = split_pattern(pattern, sys, ev, diag);
+	if (ret)
+		return ret;
 
 	snprintf(path, sizeof(path), "%s/events", root);
-	if (has_glob(sys)) {
-		nsys = list_dir(path, sys, &systems);
-	} else {
-		systems = malloc(sizeof(*systems));
-		nsys = systems && (systems[0] = strdup(sys)) ? 1 : -ENOMEM;
-	}
+	nsys = names_matching(path, sys, &systems);
 	if (nsys < 0) {
 		ret = nsys;
 		pr_diag_set(diag, ret, path, PR_NO_OFFSET, "cannot list the tracepoint "
@@ -249,83 +352,20 @@ PERFRING_API int perfring_tracepoints_find(const char *root, const char *pattern
 		free(systems);
 		return ret;
 	}
-	for (i = 0; i < nsys && !ret; i++) {
-		char sdir[4096], **evs = NULL;
-		int nev, j;
-
-		snprintf(sdir, sizeof(sdir), "%s/events/%s", root, systems[i]);
-		if (has_glob(ev)) {
-			nev = list_dir(sdir, ev, &evs);
-		} else {
-			evs = malloc(sizeof(*evs));
-			nev = evs && (evs[0] = strdup(ev)) ? 1 : -ENOMEM;
-		}
-		if (nev == -ENOENT || nev == -ENOTDIR) {
-			free(evs);
-			continue;
-		}
-		if (nev < 0) {
-			if (nev == -EACCES)
-				denied = 1;
-			ret = nev == -EACCES ? 0 : nev;
-			free(evs);
-			continue;
-		}
-		for (j = 0; j < nev && !ret; j++) {
-			int64_t id = read_id(root, systems[i], evs[j]);
-
-			if (id == -EACCES || id == -EPERM)
-				denied = 1;
-			if (id < 0)
-				continue;	/* not an event directory ("enable", "filter") */
-			if (n == cap) {
-				struct perfring_tracepoint *nr;
-
-				cap = cap ? 2 * cap : 8;
-				nr = realloc(res, (size_t)cap * sizeof(*res));
-				if (!nr) {
-					ret = -ENOMEM;
-					break;
-				}
-				res = nr;
-			}
-			memset(&res[n], 0, sizeof(res[n]));
-			snprintf(res[n].name, sizeof(res[n].name), "%s:%s", systems[i], evs[j]);
-			res[n].id = (uint64_t)id;
-			n++;
-		}
-		free_list(evs, nev);
-	}
+	for (i = 0; i < nsys && !ret; i++)
+		ret = find_in_system(root, systems[i], ev, &f);
 	free_list(systems, nsys);
-	if (ret == 0 && n == 0) {
-		if (denied) {
-			ret = -EACCES;
-			pr_diag_set(diag, ret, path, PR_NO_OFFSET,
-				    "%s: permission denied reading the tracepoint ids "
-				    "(%s)", pattern, TRACEFS_ACCESS_HINT);
-		} else {
-			ret = -ENOENT;
-			if (has_glob(sys) || has_glob(ev))
-				pr_diag_set(diag, ret, NULL, PR_NO_OFFSET,
-					    "no tracepoint matches '%s' (looked for "
-					    "%s/%s/%s/id; perf list tracepoint lists them)",
-					    pattern, path, sys, ev);
-			else
-				pr_diag_set(diag, ret, NULL, PR_NO_OFFSET,
-					    "unknown tracepoint '%s' (no %s/%s/%s/id; "
-					    "perf list tracepoint lists them)", pattern, path,
-					    sys, ev);
-		}
-	}
+	if (ret == 0 && f.n == 0)
+		ret = none_found(pattern, path, sys, ev, f.denied, diag);
 	if (ret < 0) {
 		if (ret == -ENOMEM)
 			pr_diag_set(diag, ret, NULL, PR_NO_OFFSET, "out of memory");
-		free(res);
+		free(f.v);
 		return ret;
 	}
-	qsort(res, (size_t)n, sizeof(*res), tp_cmp);
-	*out = res;
-	return n;
+	qsort(f.v, (size_t)f.n, sizeof(*f.v), tp_cmp);
+	*out = f.v;
+	return f.n;
 }
 
 /* ---- HEADER_TRACING_DATA ------------------------------------------------- */

@@ -634,14 +634,13 @@ static int count_ok(struct td *t, size_t at, uint32_t n, size_t each, const char
 	return 0;
 }
 
-static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info *in)
+/* The magic and the version: 0 with *V6 set (0.6, else 0.5), or the error. */
+static int check_version(struct td *t, struct perfring_tracing_data_info *in, int *v6)
 {
 	static const unsigned char magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	const char *s;
 	size_t n, at;
-	uint32_t v32, nsys;
-	uint64_t v64;
-	int r, v6;
+	int r;
 
 	if (t->len < sizeof(magic) || memcmp(t->p, magic, sizeof(magic))) {
 		for (size_t i = 0; i < sizeof(magic); i++)
@@ -657,9 +656,9 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 		if ((s[i] < '0' || s[i] > '9') && s[i] != '.')
 			return bad(t, at + i, "version string is not a number");
 	if (n == 3 && !memcmp(s, "0.5", 3))
-		v6 = 0;
+		*v6 = 0;
 	else if (n == 3 && !memcmp(s, "0.6", 3))
-		v6 = 1;
+		*v6 = 1;
 	else {
 		pr_diag_set(t->diag, -ENOTSUP, NULL, at,
 			    "tracing data version \"%.*s\" is not one this library knows (0.5, 0.6)",
@@ -667,6 +666,16 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 		return -ENOTSUP;
 	}
 	pr_strlcpy(in->version, s, sizeof(in->version));
+	return 0;
+}
+
+/* The endianness, the long size and the page size: 0 or the error. */
+static int check_machine(struct td *t, struct perfring_tracing_data_info *in)
+{
+	uint32_t v32;
+	size_t at;
+	int r;
+
 	if ((r = need(t, 6, "the endianness, long size and page size")))
 		return r;
 	if (t->p[t->pos] > 1)
@@ -688,6 +697,16 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 		return bad(t, at, "page size %" PRIu32 " is not a power of two from 512 to 16 MiB",
 			   v32);
 	in->page_size = v32;
+	return 0;
+}
+
+/* The header page, the header event and the ftrace formats: 0 or the error. */
+static int check_headers(struct td *t, struct perfring_tracing_data_info *in)
+{
+	uint32_t v32;
+	uint64_t v64;
+	size_t at;
+	int r;
 
 	if ((r = tag_at(t, "header_page", 12)) || (r = u64_at(t, "the header page size", &v64)) ||
 	    (r = text_at(t, v64, check_header_page, "header page")))
@@ -708,6 +727,17 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 		    (r = text_at(t, v64, check_format, "ftrace format %" PRIu32, i)))
 			return r;
 	}
+	return 0;
+}
+
+/* The systems and their event formats: 0 or the error. */
+static int check_systems(struct td *t, struct perfring_tracing_data_info *in)
+{
+	const char *s;
+	size_t n, at;
+	uint32_t v32, nsys;
+	uint64_t v64;
+	int r;
 
 	at = t->pos;
 	if ((r = u32_at(t, "the count of systems", &nsys)) ||
@@ -742,6 +772,15 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 			in->nr_events++;
 		}
 	}
+	return 0;
+}
+
+/* kallsyms, the printk formats and (0.6) the saved cmdlines: 0 or the error. */
+static int check_texts(struct td *t, struct perfring_tracing_data_info *in, int v6)
+{
+	uint32_t v32;
+	uint64_t v64;
+	int r;
 
 	if ((r = u32_at(t, "the kallsyms size", &v32)))
 		return r;
@@ -763,6 +802,18 @@ static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info
 		if ((r = text_at(t, v64, check_cmdlines, "saved cmdlines")))
 			return r;
 	}
+	return 0;
+}
+
+/* The whole tracing data, part after part, in the order of the file. */
+static int check(struct td *t, unsigned flags, struct perfring_tracing_data_info *in)
+{
+	int r, v6 = 0;
+
+	if ((r = check_version(t, in, &v6)) || (r = check_machine(t, in)) ||
+	    (r = check_headers(t, in)) || (r = check_systems(t, in)) ||
+	    (r = check_texts(t, in, v6)))
+		return r;
 	in->size = t->pos;
 	if (flags & PERFRING_TRACING_DATA_PIPE) {
 		/* perf reads the blob, then its padding to 8, and requires the

@@ -442,6 +442,124 @@ static int host_fact(int feat)
 	return 0;
 }
 
+/* A string feature: 1, or 0 if the string is empty. */
+static int feat_string(struct pr_buf *b, const char *str)
+{
+	if (!*str)
+		return 0;
+	wr_buf_str(b, str);
+	return 1;
+}
+
+static int feat_compressed(struct perfring_writer *w, struct pr_buf *b)
+{
+	/* ratio: input over output, rounded; not known yet in pipe mode */
+	uint64_t out = w->st.compressed ? w->z_out : 0;
+
+	if (!w->z)
+		return 0;
+	buf_u32(b, 0);			/* version */
+	buf_u32(b, 1);			/* PERF_COMP_ZSTD */
+	buf_u32(b, (uint32_t)w->zlevel);
+	buf_u32(b, out ? (uint32_t)((w->st.compressed_input + out / 2) / out) : 0);
+	buf_u32(b, PR_WZ_CHUNK);	/* most bytes one record holds */
+	return 1;
+}
+
+static int feat_nrcpus(struct pr_buf *b)
+{
+	long onl = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* available (max present + 1) first, then online: perf's order */
+	buf_u32(b, nr_cpus_avail());
+	buf_u32(b, onl > 0 ? (uint32_t)onl : 1);
+	return 1;
+}
+
+static int feat_cpudesc(struct pr_buf *b)
+{
+	char *s = proc_field("/proc/cpuinfo", "model name");
+
+	if (!s)
+		return 0;
+	wr_buf_str(b, s);
+	free(s);
+	return 1;
+}
+
+static int feat_cpuid(struct pr_buf *b)
+{
+	char *ven = proc_field("/proc/cpuinfo", "vendor_id");
+	char *fam = proc_field("/proc/cpuinfo", "cpu family");
+	char *mod = proc_field("/proc/cpuinfo", "model");
+	char *stp = proc_field("/proc/cpuinfo", "stepping");
+	char cpuid[128];
+	int ok = ven && fam && mod && stp;
+
+	/* x86 format: vendor,family,model,stepping (perf's get_cpuid) */
+	if (ok) {
+		snprintf(cpuid, sizeof(cpuid), "%s,%s,%s,%s", ven, fam, mod, stp);
+		wr_buf_str(b, cpuid);
+	}
+	free(ven);
+	free(fam);
+	free(mod);
+	free(stp);
+	return ok;
+}
+
+static int feat_total_mem(struct pr_buf *b)
+{
+	char *m = proc_field("/proc/meminfo", "MemTotal");
+	uint64_t kb;
+
+	if (!m)
+		return 0;
+	kb = strtoull(m, NULL, 10);	/* "16384 kB": perf writes kB */
+	free(m);
+	if (!kb)
+		return 0;
+	buf_u64(b, kb);
+	return 1;
+}
+
+static int feat_cmdline(struct perfring_writer *w, struct pr_buf *b)
+{
+	buf_u32(b, (uint32_t)w->argc);
+	for (uint32_t i = 0; i < (uint32_t)w->argc; i++)
+		wr_buf_str(b, w->argv[i]);
+	return 1;
+}
+
+static int feat_event_desc(struct perfring_writer *w, struct pr_buf *b)
+{
+	buf_u32(b, (uint32_t)w->nr_ev);
+	buf_u32(b, w->attr_size);
+	for (uint32_t i = 0; i < (uint32_t)w->nr_ev; i++) {
+		const struct wr_event *e = &w->ev[i];
+
+		pr_buf_put(b, &e->attr, w->attr_size);
+		buf_u32(b, e->nr_ids);
+		wr_buf_str(b, e->name);
+		for (uint32_t j = 0; j < e->nr_ids; j++)
+			buf_u64(b, e->ids[j]);
+	}
+	return 1;
+}
+
+static int feat_clock_data(struct perfring_writer *w, struct pr_buf *b)
+{
+	if (!w->have_clock)
+		return 0;
+	buf_u32(b, 1);	/* version */
+	buf_u32(b, (uint32_t)w->ev[0].attr.clockid);
+	buf_u64(b, (uint64_t)w->clk_tod.tv_sec * 1000000000ull +
+		   (uint64_t)w->clk_tod.tv_nsec);
+	buf_u64(b, (uint64_t)w->clk_ref.tv_sec * 1000000000ull +
+		   (uint64_t)w->clk_ref.tv_nsec);
+	return 1;
+}
+
 /*
  * Payload of feature feat into b: 1, or 0 if the output has none.  A
  * feature given by perfring_writer_set_feature() is written as given
@@ -449,9 +567,6 @@ static int host_fact(int feat)
  */
 static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 {
-	uint32_t i, j;
-	char *s;
-
 	if (feat != PERFRING_FEAT_TRACING_DATA && feat != PERFRING_FEAT_BUILD_ID && wr_given(w, (uint32_t)feat)) {
 		pr_buf_put(b, w->given[feat].p, w->given[feat].len);
 		return w->given[feat].len > 0;
@@ -464,104 +579,31 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 			return 0;
 		pr_buf_put(b, w->tdata.p, w->tdata.len);
 		return 1;
-	case PERFRING_FEAT_COMPRESSED: {
-		/* ratio: input over output, rounded; not known yet in pipe mode */
-		uint64_t out = w->st.compressed ? w->z_out : 0;
-
-		if (!w->z)
-			return 0;
-		buf_u32(b, 0);			/* version */
-		buf_u32(b, 1);			/* PERF_COMP_ZSTD */
-		buf_u32(b, (uint32_t)w->zlevel);
-		buf_u32(b, out ? (uint32_t)((w->st.compressed_input + out / 2) / out) : 0);
-		buf_u32(b, PR_WZ_CHUNK);	/* most bytes one record holds */
-		return 1;
-	}
+	case PERFRING_FEAT_COMPRESSED:
+		return feat_compressed(w, b);
 	case PERFRING_FEAT_BUILD_ID:
 		return build_id_feature(w, b);
 	case PERFRING_FEAT_HOSTNAME:
-		if (!*w->hostname)
-			return 0;
-		wr_buf_str(b, w->hostname);
-		return 1;
+		return feat_string(b, w->hostname);
 	case PERFRING_FEAT_OSRELEASE:
-		if (!*w->osrelease)
-			return 0;
-		wr_buf_str(b, w->osrelease);
-		return 1;
+		return feat_string(b, w->osrelease);
 	case PERFRING_FEAT_VERSION:
 		wr_buf_str(b, w->version);
 		return 1;
 	case PERFRING_FEAT_ARCH:
-		if (!*w->arch)
-			return 0;
-		wr_buf_str(b, w->arch);
-		return 1;
-	case PERFRING_FEAT_NRCPUS: {
-		long onl = sysconf(_SC_NPROCESSORS_ONLN);
-
-		/* available (max present + 1) first, then online: perf's order */
-		buf_u32(b, nr_cpus_avail());
-		buf_u32(b, onl > 0 ? (uint32_t)onl : 1);
-		return 1;
-	}
+		return feat_string(b, w->arch);
+	case PERFRING_FEAT_NRCPUS:
+		return feat_nrcpus(b);
 	case PERFRING_FEAT_CPUDESC:
-		s = proc_field("/proc/cpuinfo", "model name");
-		if (!s)
-			return 0;
-		wr_buf_str(b, s);
-		free(s);
-		return 1;
-	case PERFRING_FEAT_CPUID: {
-		char *ven = proc_field("/proc/cpuinfo", "vendor_id");
-		char *fam = proc_field("/proc/cpuinfo", "cpu family");
-		char *mod = proc_field("/proc/cpuinfo", "model");
-		char *stp = proc_field("/proc/cpuinfo", "stepping");
-		char cpuid[128];
-		int ok = ven && fam && mod && stp;
-
-		/* x86 format: vendor,family,model,stepping (perf's get_cpuid) */
-		if (ok) {
-			snprintf(cpuid, sizeof(cpuid), "%s,%s,%s,%s", ven, fam, mod, stp);
-			wr_buf_str(b, cpuid);
-		}
-		free(ven);
-		free(fam);
-		free(mod);
-		free(stp);
-		return ok;
-	}
-	case PERFRING_FEAT_TOTAL_MEM: {
-		char *m = proc_field("/proc/meminfo", "MemTotal");
-		uint64_t kb;
-
-		if (!m)
-			return 0;
-		kb = strtoull(m, NULL, 10);	/* "16384 kB": perf writes kB */
-		free(m);
-		if (!kb)
-			return 0;
-		buf_u64(b, kb);
-		return 1;
-	}
+		return feat_cpudesc(b);
+	case PERFRING_FEAT_CPUID:
+		return feat_cpuid(b);
+	case PERFRING_FEAT_TOTAL_MEM:
+		return feat_total_mem(b);
 	case PERFRING_FEAT_CMDLINE:
-		buf_u32(b, (uint32_t)w->argc);
-		for (i = 0; i < (uint32_t)w->argc; i++)
-			wr_buf_str(b, w->argv[i]);
-		return 1;
+		return feat_cmdline(w, b);
 	case PERFRING_FEAT_EVENT_DESC:
-		buf_u32(b, (uint32_t)w->nr_ev);
-		buf_u32(b, w->attr_size);
-		for (i = 0; i < (uint32_t)w->nr_ev; i++) {
-			const struct wr_event *e = &w->ev[i];
-
-			pr_buf_put(b, &e->attr, w->attr_size);
-			buf_u32(b, e->nr_ids);
-			wr_buf_str(b, e->name);
-			for (j = 0; j < e->nr_ids; j++)
-				buf_u64(b, e->ids[j]);
-		}
-		return 1;
+		return feat_event_desc(w, b);
 	case PERFRING_FEAT_SAMPLE_TIME:
 		if (w->pipe || !w->have_sample_time)
 			return 0;
@@ -575,15 +617,7 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 			   (uint64_t)w->clk_res.tv_nsec);
 		return 1;
 	case PERFRING_FEAT_CLOCK_DATA:
-		if (!w->have_clock)
-			return 0;
-		buf_u32(b, 1);	/* version */
-		buf_u32(b, (uint32_t)w->ev[0].attr.clockid);
-		buf_u64(b, (uint64_t)w->clk_tod.tv_sec * 1000000000ull +
-			   (uint64_t)w->clk_tod.tv_nsec);
-		buf_u64(b, (uint64_t)w->clk_ref.tv_sec * 1000000000ull +
-			   (uint64_t)w->clk_ref.tv_nsec);
-		return 1;
+		return feat_clock_data(w, b);
 	}
 	return 0;
 }

@@ -914,15 +914,210 @@ static int collect_ids(struct perfring_backend *b, struct perfring_diag *diag)
 
 static void hw_close(struct perfring_backend *b);
 
+/* Exactly one of a command, -p, -t and -a/-C, and a known mode: 0 or -EINVAL. */
+static int check_target(const struct perfring_backend_opts *opts, struct perfring_diag *diag)
+{
+	bool has_cpus = opts->cpu_list;
+	bool has_tid = opts->tid > 0;
+	int ntargets;
+
+	/* -a/-C with a command: every task on the CPUs while it runs. */
+	ntargets = (opts->pid > 0) + has_tid + (opts->argv && opts->argv[0]);
+	if (!ntargets || ((opts->system_wide || has_cpus) && (opts->pid > 0 || has_tid)))
+		ntargets += opts->system_wide || has_cpus;
+	if (ntargets != 1) {
+		set_diag(diag, -EINVAL, "%s", ntargets ? "give only one of a command, -p PID, -t TID and -a/-C"
+					   : "nothing to measure: give a command, -p PID, -t TID, -a or -C");
+		return -EINVAL;
+	}
+	if (opts->mode != PERFRING_BACKEND_SAMPLE && opts->mode != PERFRING_BACKEND_COUNT)
+		return set_diag(diag, -EINVAL, "unknown mode %d", opts->mode), -EINVAL;
+	return 0;
+}
+
+/* The clock, the user stack, the ring size and the frequency of B's
+ * options (the ring size defaulted): 0 or -EINVAL. */
+static int check_sampling(struct perfring_backend *b, struct perfring_diag *diag)
+{
+	if (b->opts.mode == PERFRING_BACKEND_SAMPLE) {
+		struct timespec ts;
+
+		if (clock_gettime(b->clockid, &ts) < 0) {
+			set_diag(diag, -EINVAL, "clock %d cannot be read here: %s",
+				 (int)b->clockid, strerror(errno));
+			return -EINVAL;
+		}
+	}
+	if (b->opts.callchain && b->opts.stack_user &&
+	    (!HW_DWARF_REGS || b->opts.stack_user % 8 || b->opts.stack_user > 65528)) {
+		set_diag(diag, -EINVAL, HW_DWARF_REGS ?
+			 "user stack size %u: must be a multiple of 8 up to 65528" :
+			 "DWARF callchains (user stack %u): the registers of this architecture "
+			 "are not known to this build; use frame pointers", b->opts.stack_user);
+		return -EINVAL;
+	}
+	if (!b->opts.ring_pages)
+		b->opts.ring_pages = hw_default_ring_pages(b->page_size);
+	if (b->opts.ring_pages & (b->opts.ring_pages - 1) || b->opts.ring_pages > (1u << 20)) {
+		set_diag(diag, -EINVAL, "ring pages must be a power of two (got %u)",
+			 b->opts.ring_pages);
+		return -EINVAL;
+	}
+	if (b->opts.mode == PERFRING_BACKEND_SAMPLE && b->opts.period == 0 &&
+	    b->opts.freq > 1000000) {
+		set_diag(diag, -EINVAL, "frequency %" PRIu64 " Hz is too high",
+			 b->opts.freq);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The events of B's options (cycles when none) into b->ev: 0 or -errno. */
+static int setup_events(struct perfring_backend *b, bool is_default,
+			struct perfring_diag *diag)
+{
+	struct hw_evspec *specs = NULL;
+	size_t nspec = 0;
+	char err[512];
+	int ret;
+
+	ret = hw_parse_events(is_default ? "cycles" : b->opts.events, &specs, &nspec, err,
+			      sizeof(err));
+	if (ret < 0) {
+		set_diag(diag, ret, "%s", err);
+		free(specs);
+		return ret;
+	}
+	b->nev = nspec;
+	b->ev = calloc(nspec, sizeof(*b->ev));
+	b->descs = calloc(nspec, sizeof(*b->descs));
+	if (!b->ev || !b->descs) {
+		free(specs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nspec; i++) {
+		b->ev[i].spec = specs[i];
+		b->ev[i].supported = 1;
+	}
+	free(specs);
+	return 0;
+}
+
+/* Where, 1: the CPUs (-1 alone: any CPU, following the task): 0 or -errno. */
+static int choose_cpus(struct perfring_backend *b, struct perfring_diag *diag)
+{
+	int ret;
+
+	if (b->opts.cpu_list)
+		return chosen_cpus(b->opts.cpu_list, &b->cpus, &b->ncpu, diag);
+	if (b->opts.mode == PERFRING_BACKEND_SAMPLE || b->opts.system_wide) {
+		ret = online_cpus(&b->cpus, &b->ncpu);
+		if (ret < 0)
+			set_diag(diag, ret, "cannot list the online CPUs: %s", strerror(-ret));
+		return ret < 0 ? ret : 0;
+	}
+	b->cpus = malloc(sizeof(int));
+	if (!b->cpus)
+		return -ENOMEM;
+	b->cpus[0] = -1;
+	b->ncpu = 1;
+	return 0;
+}
+
+/* One task to follow: TID, or -1 for any task.  0 or -ENOMEM. */
+static int single_thread(struct perfring_backend *b, int tid)
+{
+	b->thr = malloc(sizeof(int));
+	if (!b->thr)
+		return -ENOMEM;
+	b->thr[0] = tid;
+	b->nthr = 1;
+	return 0;
+}
+
+/* Where, 2: the tasks, the command started if there is one: 0 or -errno. */
+static int choose_threads(struct perfring_backend *b, struct perfring_diag *diag)
+{
+	int ret;
+
+	if (b->opts.system_wide) {
+		if (b->opts.argv && b->opts.argv[0]) {
+			ret = fork_command(b, diag);
+			if (ret < 0)
+				return ret;
+		}
+		return single_thread(b, -1);
+	}
+	if (b->opts.pid > 0) {
+		ret = process_threads(b->opts.pid, &b->thr, &b->nthr);
+		if (ret < 0) {
+			set_diag(diag, -ESRCH, "process %d: %s", b->opts.pid,
+				 ret == -ENOENT ? "no such process" : strerror(-ret));
+			return -ESRCH;
+		}
+		b->target = b->opts.pid;
+		return 0;
+	}
+	if (b->opts.tid > 0) {
+		/* One thread: its own events; the process's maps are synthesised. */
+		ret = thread_group(b->opts.tid);
+		if (ret < 0) {
+			set_diag(diag, -ESRCH, "thread %d: %s", b->opts.tid,
+				 ret == -ENOENT ? "no such thread" : strerror(-ret));
+			return -ESRCH;
+		}
+		b->tgid = ret;
+		ret = single_thread(b, b->opts.tid);
+		if (ret < 0)
+			return ret;
+		b->target = b->opts.tid;
+		return 0;
+	}
+	ret = fork_command(b, diag);
+	if (ret < 0)
+		return ret;
+	return single_thread(b, b->target);
+}
+
+/* The fd and id slots of every event (one per CPU and task), and its attr:
+ * 0 or -ENOMEM. */
+static int setup_slots(struct perfring_backend *b)
+{
+	for (size_t i = 0; i < b->nev; i++) {
+		size_t nfd = b->ncpu * b->nthr;
+
+		b->ev[i].fds = malloc(nfd * sizeof(int));
+		b->ev[i].ids = calloc(nfd, sizeof(uint64_t));
+		if (!b->ev[i].fds || !b->ev[i].ids)
+			return -ENOMEM;
+		for (size_t k = 0; k < nfd; k++)
+			b->ev[i].fds[k] = -1;
+		build_attr(b, &b->ev[i], i);
+	}
+	return 0;
+}
+
+/* A pidfd on the target, to see it exit: 0, or -ESRCH if it is gone. */
+static int watch_target(struct perfring_backend *b, struct perfring_diag *diag)
+{
+	if (b->target <= 0)
+		return 0;
+	/* A thread (-t) has a pidfd of its own since Linux 6.9 (PIDFD_THREAD = O_EXCL). */
+	b->pidfd = (int)syscall(SYS_pidfd_open, b->target,
+				b->opts.tid > 0 && b->tgid != b->opts.tid ? O_EXCL : 0);
+	if (b->pidfd < 0 && errno == ESRCH) {
+		set_diag(diag, -ESRCH, "process %d exited", (int)b->target);
+		return -ESRCH;
+	}
+	return 0;
+}
+
 static int hw_open(const struct perfring_backend_opts *opts, struct perfring_diag *diag,
 		   struct perfring_backend **out)
 {
 	struct perfring_backend *b;
-	struct hw_evspec *specs = NULL;
-	size_t nspec = 0;
-	char err[512];
 	bool is_default;
-	int ntargets, ret;
+	int ret;
 
 	struct perfring_backend_opts o;
 
@@ -938,23 +1133,9 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 				 "perfring_backend_opts", NULL, diag);
 	if (ret < 0)
 		return ret;
-	opts = &o;
-	{
-		bool has_cpus = opts->cpu_list;
-		bool has_tid = opts->tid > 0;
-
-		/* -a/-C with a command: every task on the CPUs while it runs. */
-		ntargets = (opts->pid > 0) + has_tid + (opts->argv && opts->argv[0]);
-		if (!ntargets || ((opts->system_wide || has_cpus) && (opts->pid > 0 || has_tid)))
-			ntargets += opts->system_wide || has_cpus;
-	}
-	if (ntargets != 1) {
-		set_diag(diag, -EINVAL, "%s", ntargets ? "give only one of a command, -p PID, -t TID and -a/-C"
-					   : "nothing to measure: give a command, -p PID, -t TID, -a or -C");
-		return -EINVAL;
-	}
-	if (opts->mode != PERFRING_BACKEND_SAMPLE && opts->mode != PERFRING_BACKEND_COUNT)
-		return set_diag(diag, -EINVAL, "unknown mode %d", opts->mode), -EINVAL;
+	ret = check_target(&o, diag);
+	if (ret < 0)
+		return ret;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
@@ -966,171 +1147,26 @@ static int hw_open(const struct perfring_backend_opts *opts, struct perfring_dia
 	b->clockid = b->opts.clockid_set ? (clockid_t)b->opts.clockid : CLOCK_MONOTONIC;
 	if (b->opts.cpu_list)
 		b->opts.system_wide = 1;
-	if (b->opts.mode == PERFRING_BACKEND_SAMPLE) {
-		struct timespec ts;
-
-		if (clock_gettime(b->clockid, &ts) < 0) {
-			set_diag(diag, -EINVAL, "clock %d cannot be read here: %s",
-				 (int)b->clockid, strerror(errno));
-			ret = -EINVAL;
-			goto fail;
-		}
-	}
-	if (b->opts.callchain && b->opts.stack_user &&
-	    (!HW_DWARF_REGS || b->opts.stack_user % 8 || b->opts.stack_user > 65528)) {
-		set_diag(diag, -EINVAL, HW_DWARF_REGS ?
-			 "user stack size %u: must be a multiple of 8 up to 65528" :
-			 "DWARF callchains (user stack %u): the registers of this architecture "
-			 "are not known to this build; use frame pointers", b->opts.stack_user);
-		ret = -EINVAL;
-		goto fail;
-	}
-	if (!b->opts.ring_pages)
-		b->opts.ring_pages = hw_default_ring_pages(b->page_size);
-	if (b->opts.ring_pages & (b->opts.ring_pages - 1) || b->opts.ring_pages > (1u << 20)) {
-		set_diag(diag, -EINVAL, "ring pages must be a power of two (got %u)",
-			 b->opts.ring_pages);
-		ret = -EINVAL;
-		goto fail;
-	}
-	if (b->opts.mode == PERFRING_BACKEND_SAMPLE && b->opts.period == 0 &&
-	    b->opts.freq > 1000000) {
-		set_diag(diag, -EINVAL, "frequency %" PRIu64 " Hz is too high",
-			 b->opts.freq);
-		ret = -EINVAL;
-		goto fail;
-	}
-	is_default = !opts->events || !opts->events[0];
-	ret = hw_parse_events(is_default ? "cycles" : opts->events, &specs, &nspec, err,
-			      sizeof(err));
-	if (ret < 0) {
-		set_diag(diag, ret, "%s", err);
-		goto fail;
-	}
-	b->nev = nspec;
-	b->ev = calloc(nspec, sizeof(*b->ev));
-	b->descs = calloc(nspec, sizeof(*b->descs));
-	if (!b->ev || !b->descs) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < nspec; i++) {
-		b->ev[i].spec = specs[i];
-		b->ev[i].supported = 1;
-	}
-	free(specs);
-	specs = NULL;
-
-	/* Where: CPUs and tasks. */
-	if (b->opts.cpu_list) {
-		ret = chosen_cpus(b->opts.cpu_list, &b->cpus, &b->ncpu, diag);
-		if (ret < 0)
-			goto fail;
-	} else if (b->opts.mode == PERFRING_BACKEND_SAMPLE || b->opts.system_wide) {
-		ret = online_cpus(&b->cpus, &b->ncpu);
-		if (ret < 0) {
-			set_diag(diag, ret, "cannot list the online CPUs: %s", strerror(-ret));
-			goto fail;
-		}
-	} else {
-		b->cpus = malloc(sizeof(int));
-		if (!b->cpus) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		b->cpus[0] = -1;
-		b->ncpu = 1;
-	}
-	if (b->opts.system_wide) {
-		if (b->opts.argv && b->opts.argv[0]) {
-			ret = fork_command(b, diag);
-			if (ret < 0)
-				goto fail;
-		}
-		b->thr = malloc(sizeof(int));
-		if (!b->thr) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		b->thr[0] = -1;
-		b->nthr = 1;
-	} else if (b->opts.pid > 0) {
-		ret = process_threads(b->opts.pid, &b->thr, &b->nthr);
-		if (ret < 0) {
-			set_diag(diag, -ESRCH, "process %d: %s", b->opts.pid,
-				 ret == -ENOENT ? "no such process" : strerror(-ret));
-			ret = -ESRCH;
-			goto fail;
-		}
-		b->target = b->opts.pid;
-	} else if (b->opts.tid > 0) {
-		/* One thread: its own events; the process's maps are synthesised. */
-		ret = thread_group(b->opts.tid);
-		if (ret < 0) {
-			set_diag(diag, -ESRCH, "thread %d: %s", b->opts.tid,
-				 ret == -ENOENT ? "no such thread" : strerror(-ret));
-			ret = -ESRCH;
-			goto fail;
-		}
-		b->tgid = ret;
-		b->thr = malloc(sizeof(int));
-		if (!b->thr) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		b->thr[0] = b->opts.tid;
-		b->nthr = 1;
-		b->target = b->opts.tid;
-	} else {
-		ret = fork_command(b, diag);
-		if (ret < 0)
-			goto fail;
-		b->thr = malloc(sizeof(int));
-		if (!b->thr) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		b->thr[0] = b->target;
-		b->nthr = 1;
-	}
-	for (size_t i = 0; i < b->nev; i++) {
-		size_t nfd = b->ncpu * b->nthr;
-
-		b->ev[i].fds = malloc(nfd * sizeof(int));
-		b->ev[i].ids = calloc(nfd, sizeof(uint64_t));
-		if (!b->ev[i].fds || !b->ev[i].ids) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		for (size_t k = 0; k < nfd; k++)
-			b->ev[i].fds[k] = -1;
-		build_attr(b, &b->ev[i], i);
-	}
-	ret = open_events(b, is_default, diag);
-	if (ret < 0)
-		goto fail;
-	ret = collect_ids(b, diag);
-	if (ret < 0)
+	is_default = !o.events || !o.events[0];
+	if ((ret = check_sampling(b, diag)) < 0 ||
+	    (ret = setup_events(b, is_default, diag)) < 0 ||
+	    (ret = choose_cpus(b, diag)) < 0 ||
+	    (ret = choose_threads(b, diag)) < 0 ||
+	    (ret = setup_slots(b)) < 0 ||
+	    (ret = open_events(b, is_default, diag)) < 0 ||
+	    (ret = collect_ids(b, diag)) < 0)
 		goto fail;
 	if (b->opts.mode == PERFRING_BACKEND_SAMPLE) {
 		ret = map_rings(b, diag);
 		if (ret < 0)
 			goto fail;
 	}
-	if (b->target > 0) {
-		/* A thread (-t) has a pidfd of its own since Linux 6.9 (PIDFD_THREAD = O_EXCL). */
-		b->pidfd = (int)syscall(SYS_pidfd_open, b->target,
-					b->opts.tid > 0 && b->tgid != b->opts.tid ? O_EXCL : 0);
-		if (b->pidfd < 0 && errno == ESRCH) {
-			set_diag(diag, -ESRCH, "process %d exited", (int)b->target);
-			ret = -ESRCH;
-			goto fail;
-		}
-	}
+	ret = watch_target(b, diag);
+	if (ret < 0)
+		goto fail;
 	*out = b;
 	return 0;
 fail:
-	free(specs);
 	hw_close(b);
 	return ret;
 }
