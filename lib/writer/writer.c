@@ -583,16 +583,227 @@ PERFRING_API void perfring_writer_abort(struct perfring_writer *w)
 	wr_free(w);
 }
 
+/* Option values the writer cannot take: -EINVAL or -ENOTSUP with diag. */
+static int check_opts(const struct perfring_writer_opts *o, struct perfring_diag *diag)
+{
+	if (!o->path && o->fd <= 0) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
+			    "no output: set path or a valid fd");
+		return -EINVAL;
+	}
+	if ((unsigned)o->kmap > PERFRING_WRITER_KMAP_NONE || o->argc < 0 ||
+	    (unsigned)o->host > PERFRING_WRITER_HOST_NONE ||
+	    (o->argc > 0 && !o->argv) || (o->tracing_data_size && !o->tracing_data)) {
+		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad option value");
+		return -EINVAL;
+	}
+	if (o->compression_level) {
+		int max = pr_wz_max_level();
+
+		if (!max) {
+			pr_diag_set(diag, -ENOTSUP, NULL, PR_NO_OFFSET,
+				    "compression needs zstd, and libperfring was "
+				    "built without it (configure --with-zstd)");
+			return -ENOTSUP;
+		}
+		if (o->compression_level < 1 || o->compression_level > max) {
+			pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
+				    "compression level %d is not in 1..%d",
+				    o->compression_level, max);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The host strings of the header features: given, else uname's. */
+static int set_host(struct perfring_writer *w, const struct perfring_writer_opts *o)
+{
+	struct utsname u;
+
+	w->host_none = o->host == PERFRING_WRITER_HOST_NONE;
+	if (w->host_none)
+		memset(&u, 0, sizeof(u));	/* only what is given */
+	else if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	w->hostname = strdup(o->hostname ? o->hostname : u.nodename);
+	w->osrelease = strdup(o->osrelease ? o->osrelease : u.release);
+	w->arch = strdup(o->arch ? o->arch : u.machine);
+	w->version = o->version ? strdup(o->version) :
+		     strdup("libperfring " PERFRING_VERSION_STRING);
+	w->kallsyms = strdup(o->kallsyms_path ? o->kallsyms_path : "/proc/kallsyms");
+	if (o->tracefs_path && !(w->tracefs = strdup(o->tracefs_path)))
+		return -ENOMEM;
+	return w->hostname && w->osrelease && w->arch && w->version && w->kallsyms ? 0 : -ENOMEM;
+}
+
+/* The command line of the CMDLINE feature: argv given, else our own. */
+static int set_cmdline(struct perfring_writer *w, const struct perfring_writer_opts *o)
+{
+	if (o->argc <= 0)
+		return wr_read_cmdline(w) < 0 ? -ENOMEM : 0;
+	w->argv = calloc((size_t)o->argc, sizeof(char *));
+	if (!w->argv)
+		return -ENOMEM;
+	for (int i = 0; i < o->argc; i++) {
+		w->argv[i] = strdup(o->argv[i] ? o->argv[i] : "");
+		if (!w->argv[i])
+			return -ENOMEM;
+		w->argc = i + 1;
+	}
+	return 0;
+}
+
+/* A writer with its buffers and the options' state, no output yet. */
+static int new_writer(const struct perfring_writer_opts *o, struct perfring_writer **out)
+{
+	struct perfring_writer *w = calloc(1, sizeof(*w));
+
+	*out = w;
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->keep_unknown = !!o->keep_unknown;
+	w->build_ids = !!o->build_ids;
+	w->kmap = o->kmap;
+	w->window = o->window_bytes ? o->window_bytes : WR_DEFAULT_WINDOW;
+	if (w->window < WR_MIN_WINDOW)
+		w->window = WR_MIN_WINDOW;
+	w->round_bytes = o->round_bytes ? o->round_bytes : WR_DEFAULT_ROUND;
+	w->max_spare = w->window / WR_CHUNK_SIZE / 2 + 1;
+	w->next_id = 1;
+	w->nr_src = 1;
+	w->n_waiting = 1;	/* source 0, empty and not ended */
+	w->n_open = 1;
+	w->src = calloc(1, sizeof(*w->src));
+	w->heap = calloc(1, sizeof(*w->heap));
+	w->obuf = malloc(WR_OBUF_SIZE);
+	if (!w->src || !w->heap || !w->obuf || set_host(w, o) < 0)
+		return -ENOMEM;
+	if (o->tracing_data_size) {
+		pr_buf_put(&w->tdata, o->tracing_data, o->tracing_data_size);
+		w->tdata_given = 1;
+		if (w->tdata.oom)
+			return -ENOMEM;
+	}
+	if (o->compression_level) {
+		w->zlevel = o->compression_level;
+		w->zin = malloc(PR_WZ_CHUNK);
+		w->zrec = malloc(PR_WZ_REC_MAX);
+		if (!w->zin || !w->zrec || pr_wz_new(w->zlevel, &w->z) < 0)
+			return -ENOMEM;
+	}
+	return set_cmdline(w, o);
+}
+
+/*
+ * A path that is not a regular file (a FIFO, a terminal, /dev/stdout...):
+ * written into directly (a temporary file there and a rename would replace
+ * the device node or the symlink).
+ */
+static int open_special(struct perfring_writer *w, const struct perfring_writer_opts *o,
+			const struct stat *st, struct perfring_diag *diag)
+{
+	struct stat sb;
+	int r;
+
+	if (S_ISDIR(st->st_mode)) {
+		pr_diag_set(diag, -EISDIR, o->path, PR_NO_OFFSET, "is a directory");
+		return -EISDIR;
+	}
+	w->fd = open(o->path, O_WRONLY | O_CLOEXEC | (S_ISREG(st->st_mode) ? O_TRUNC : 0));
+	if (w->fd < 0) {
+		r = -errno;
+		pr_diag_set(diag, r, o->path, PR_NO_OFFSET, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	w->own_fd = 1;
+	if (fstat(w->fd, &sb) < 0)
+		memset(&sb, 0, sizeof(sb));
+	w->pipe = o->pipe_mode || !S_ISREG(sb.st_mode) || lseek(w->fd, 0, SEEK_CUR) < 0;
+	w->file_on_fd = !w->pipe;
+	return 0;
+}
+
+/* A regular file by path: written as PATH.tmp.XXXXXX, renamed at close. */
+static int open_tmp(struct perfring_writer *w, const struct perfring_writer_opts *o,
+		    struct perfring_diag *diag)
+{
+	size_t n = strlen(o->path) + sizeof(".tmp.XXXXXX");
+	int r;
+
+	w->path = strdup(o->path);
+	w->tmp = malloc(n);
+	if (!w->path || !w->tmp)
+		return -ENOMEM;
+	snprintf(w->tmp, n, "%s.tmp.XXXXXX", o->path);
+	w->fd = mkostemp(w->tmp, O_CLOEXEC);
+	if (w->fd < 0) {
+		r = -errno;
+		pr_diag_set(diag, r, o->path, PR_NO_OFFSET, "cannot create the temporary file %s: %s",
+			    w->tmp, strerror(-r));
+		free(w->tmp);
+		w->tmp = NULL;
+		return r;
+	}
+	w->own_fd = 1;
+	w->pipe = !!o->pipe_mode;
+	return 0;
+}
+
+/* The caller's fd, borrowed: the writer works on its own duplicate (perfring.h). */
+static int open_fd(struct perfring_writer *w, const struct perfring_writer_opts *o,
+		   struct perfring_diag *diag)
+{
+	struct stat sb;
+	char dn[64];
+	int r;
+
+	snprintf(dn, sizeof(dn), "<fd %d>", o->fd);
+	w->dname = strdup(dn);
+	w->fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
+	w->own_fd = w->fd >= 0;
+	if (w->fd < 0 || fstat(o->fd, &sb) < 0) {
+		r = -errno;
+		pr_diag_set(diag, r, dn, PR_NO_OFFSET, "bad fd: %s", strerror(-r));
+		return r;
+	}
+	w->pipe = o->pipe_mode || !S_ISREG(sb.st_mode) || lseek(o->fd, 0, SEEK_CUR) < 0;
+	w->file_on_fd = !w->pipe;
+	return 0;
+}
+
+/* Where the output goes: standard output, a path, or the caller's fd. */
+static int open_output(struct perfring_writer *w, const struct perfring_writer_opts *o,
+		       struct perfring_diag *diag)
+{
+	struct stat sb;
+
+	if (!o->path)
+		return open_fd(w, o, diag);
+	if (!strcmp(o->path, "-")) {
+		w->fd = STDOUT_FILENO;
+		w->pipe = 1;
+		w->dname = strdup("-");
+		return 0;
+	}
+	w->dname = strdup(o->path);
+	if (!w->dname)
+		return -ENOMEM;
+	if (stat(o->path, &sb) == 0 &&
+	    (!S_ISREG(sb.st_mode) || !strncmp(o->path, "/dev/", 5) ||
+	     !strncmp(o->path, "/proc/", 6)))
+		return open_special(w, o, &sb, diag);
+	return open_tmp(w, o, diag);
+}
+
 PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 				      struct perfring_diag *diag,
 				      struct perfring_writer **out)
 {
 	struct perfring_writer_opts o;
 	struct perfring_writer *w;
-	struct utsname u;
-	struct stat sb;
-	char dn[64];
-	int i, r;
+	int r;
 
 	if (!out) {
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "no place for the writer (out is NULL)");
@@ -604,188 +815,19 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 			       sizeof(opts->path) ? opts->path : NULL, diag);
 	if (r)
 		return r;
-	if (!o.path && o.fd <= 0) {
-		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
-			    "no output: set path or a valid fd");
-		return -EINVAL;
+	r = check_opts(&o, diag);
+	if (r)
+		return r;
+	r = new_writer(&o, &w);
+	if (r) {
+		if (w)
+			wr_free(w);
+		return r;
 	}
-	if ((unsigned)o.kmap > PERFRING_WRITER_KMAP_NONE || o.argc < 0 ||
-	    (unsigned)o.host > PERFRING_WRITER_HOST_NONE ||
-	    (o.argc > 0 && !o.argv) || (o.tracing_data_size && !o.tracing_data)) {
-		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad option value");
-		return -EINVAL;
-	}
-	if (o.compression_level) {
-		int max = pr_wz_max_level();
-
-		if (!max) {
-			pr_diag_set(diag, -ENOTSUP, NULL, PR_NO_OFFSET,
-				    "compression needs zstd, and libperfring was "
-				    "built without it (configure --with-zstd)");
-			return -ENOTSUP;
-		}
-		if (o.compression_level < 1 || o.compression_level > max) {
-			pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET,
-				    "compression level %d is not in 1..%d",
-				    o.compression_level, max);
-			return -EINVAL;
-		}
-	}
-
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->fd = -1;
-	w->keep_unknown = !!o.keep_unknown;
-	w->build_ids = !!o.build_ids;
-	w->kmap = o.kmap;
-	w->window = o.window_bytes ? o.window_bytes : WR_DEFAULT_WINDOW;
-	if (w->window < WR_MIN_WINDOW)
-		w->window = WR_MIN_WINDOW;
-	w->round_bytes = o.round_bytes ? o.round_bytes : WR_DEFAULT_ROUND;
-	w->max_spare = w->window / WR_CHUNK_SIZE / 2 + 1;
-	w->next_id = 1;
-	w->nr_src = 1;
-	w->src = calloc(1, sizeof(*w->src));
-	w->heap = calloc(1, sizeof(*w->heap));
-	w->obuf = malloc(WR_OBUF_SIZE);
-	w->host_none = o.host == PERFRING_WRITER_HOST_NONE;
-	if (w->host_none)
-		memset(&u, 0, sizeof(u));	/* only what is given */
-	else if (uname(&u) < 0)
-		memset(&u, 0, sizeof(u));
-	w->hostname = strdup(o.hostname ? o.hostname : u.nodename);
-	w->osrelease = strdup(o.osrelease ? o.osrelease : u.release);
-	w->arch = strdup(o.arch ? o.arch : u.machine);
-	w->version = o.version ? strdup(o.version) :
-		     strdup("libperfring " PERFRING_VERSION_STRING);
-	w->kallsyms = strdup(o.kallsyms_path ? o.kallsyms_path : "/proc/kallsyms");
-	if (o.tracefs_path && !(w->tracefs = strdup(o.tracefs_path))) {
+	r = open_output(w, &o, diag);
+	if (r) {
 		wr_free(w);
-		return -ENOMEM;
-	}
-	if (o.tracing_data_size) {
-		pr_buf_put(&w->tdata, o.tracing_data, o.tracing_data_size);
-		w->tdata_given = 1;
-		if (w->tdata.oom) {
-			wr_free(w);
-			return -ENOMEM;
-		}
-	}
-	if (o.compression_level) {
-		w->zlevel = o.compression_level;
-		w->zin = malloc(PR_WZ_CHUNK);
-		w->zrec = malloc(PR_WZ_REC_MAX);
-		if (!w->zin || !w->zrec || pr_wz_new(w->zlevel, &w->z) < 0) {
-			wr_free(w);
-			return -ENOMEM;
-		}
-	}
-	if (!w->src || !w->heap || !w->obuf || !w->hostname || !w->osrelease || !w->arch ||
-	    !w->version || !w->kallsyms) {
-		wr_free(w);
-		return -ENOMEM;
-	}
-	w->n_waiting = 1;	/* source 0, empty and not ended */
-	w->n_open = 1;
-	if (o.argc > 0) {
-		w->argv = calloc((size_t)o.argc, sizeof(char *));
-		if (!w->argv) {
-			wr_free(w);
-			return -ENOMEM;
-		}
-		for (i = 0; i < o.argc; i++) {
-			w->argv[i] = strdup(o.argv[i] ? o.argv[i] : "");
-			if (!w->argv[i]) {
-				wr_free(w);
-				return -ENOMEM;
-			}
-			w->argc = i + 1;
-		}
-	} else if (wr_read_cmdline(w) < 0) {
-		wr_free(w);
-		return -ENOMEM;
-	}
-
-	if (o.path && !strcmp(o.path, "-")) {
-		w->fd = STDOUT_FILENO;
-		w->pipe = 1;
-		w->dname = strdup("-");
-	} else if (o.path) {
-		w->dname = strdup(o.path);
-		if (!w->dname) {
-			wr_free(w);
-			return -ENOMEM;
-		}
-		if (stat(o.path, &sb) == 0 &&
-		    (!S_ISREG(sb.st_mode) || !strncmp(o.path, "/dev/", 5) ||
-		     !strncmp(o.path, "/proc/", 6))) {
-			/*
-			 * A FIFO, a terminal, /dev/stdout...: write into it
-			 * directly (a temporary file there and a rename would
-			 * replace the device node or the symlink).
-			 */
-			if (S_ISDIR(sb.st_mode)) {
-				pr_diag_set(diag, -EISDIR, o.path, PR_NO_OFFSET,
-					    "is a directory");
-				wr_free(w);
-				return -EISDIR;
-			}
-			w->fd = open(o.path, O_WRONLY | O_CLOEXEC |
-				     (S_ISREG(sb.st_mode) ? O_TRUNC : 0));
-			if (w->fd < 0) {
-				r = -errno;
-				pr_diag_set(diag, r, o.path, PR_NO_OFFSET,
-					    "cannot open: %s", strerror(-r));
-				wr_free(w);
-				return r;
-			}
-			w->own_fd = 1;
-			if (fstat(w->fd, &sb) < 0)
-				memset(&sb, 0, sizeof(sb));
-			w->pipe = o.pipe_mode || !S_ISREG(sb.st_mode) ||
-				  lseek(w->fd, 0, SEEK_CUR) < 0;
-			w->file_on_fd = !w->pipe;
-		} else {
-			size_t n = strlen(o.path) + sizeof(".tmp.XXXXXX");
-
-			w->path = strdup(o.path);
-			w->tmp = malloc(n);
-			if (!w->path || !w->tmp) {
-				wr_free(w);
-				return -ENOMEM;
-			}
-			snprintf(w->tmp, n, "%s.tmp.XXXXXX", o.path);
-			w->fd = mkostemp(w->tmp, O_CLOEXEC);
-			if (w->fd < 0) {
-				r = -errno;
-				pr_diag_set(diag, r, o.path, PR_NO_OFFSET,
-					    "cannot create the temporary file %s: %s",
-					    w->tmp, strerror(-r));
-				free(w->tmp);
-				w->tmp = NULL;
-				wr_free(w);
-				return r;
-			}
-			w->own_fd = 1;
-			w->pipe = !!o.pipe_mode;
-		}
-	} else {
-		snprintf(dn, sizeof(dn), "<fd %d>", o.fd);
-		w->dname = strdup(dn);
-		/* Borrows fd: the writer works on its own duplicate (perfring.h). */
-		w->fd = fcntl(o.fd, F_DUPFD_CLOEXEC, 0);
-		w->own_fd = w->fd >= 0;
-		if (w->fd < 0 || fstat(o.fd, &sb) < 0) {
-			r = -errno;
-			pr_diag_set(diag, r, dn, PR_NO_OFFSET, "bad fd: %s",
-				    strerror(-r));
-			wr_free(w);
-			return r;
-		}
-		w->pipe = o.pipe_mode || !S_ISREG(sb.st_mode) ||
-			  lseek(o.fd, 0, SEEK_CUR) < 0;
-		w->file_on_fd = !w->pipe;
+		return r;
 	}
 	if (!w->dname) {
 		perfring_writer_abort(w);
