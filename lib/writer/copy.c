@@ -38,19 +38,19 @@ int wr_set_given(struct perfring_writer *w, uint32_t id, const void *p, size_t n
 {
 	struct pr_buf *g;
 
-	if (!w->given) {
-		w->given = calloc(PR_PD_NR_FEAT_IDS, sizeof(*w->given));
-		if (!w->given)
+	if (!w->hd.given) {
+		w->hd.given = calloc(PR_PD_NR_FEAT_IDS, sizeof(*w->hd.given));
+		if (!w->hd.given)
 			return -ENOMEM;
 	}
-	g = &w->given[id];
+	g = &w->hd.given[id];
 	g->len = 0;
 	g->oom = 0;
 	if (n)
 		pr_buf_put(g, p, n);
 	if (g->oom)
 		return -ENOMEM;
-	w->given_mask[id / 64] |= 1ull << (id % 64);
+	w->hd.given_mask[id / 64] |= 1ull << (id % 64);
 	return 0;
 }
 
@@ -67,29 +67,29 @@ PERFRING_API int perfring_writer_set_feature(struct perfring_writer *w, uint32_t
 	if (id == 0 || id >= PR_PD_NR_FEAT_IDS || writer_owned(id)) {
 		const char *n = perfring_perfdata_feature_name(id);
 
-		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+		pr_diag_set(diag, -EINVAL, w->out.dname, PR_NO_OFFSET,
 			    "feature %" PRIu32 " (%s) %s", id, n ? n : "unknown",
 			    id == 0 || id >= PR_PD_NR_FEAT_IDS ? "is not a feature id (1..255)" :
 			    "is built by the writer, not given");
 		return -EINVAL;
 	}
-	if (w->pipe && w->started) {
-		pr_diag_set(diag, -EBUSY, w->dname, PR_NO_OFFSET,
+	if (w->out.pipe && w->started) {
+		pr_diag_set(diag, -EBUSY, w->out.dname, PR_NO_OFFSET,
 			    "a pipe-mode stream has written its features already");
 		return -EBUSY;
 	}
 	if (id == PERFRING_FEAT_TRACING_DATA) {
-		w->tdata.len = 0;
-		w->tdata.oom = 0;
+		w->hd.tdata.len = 0;
+		w->hd.tdata.oom = 0;
 		if (size)
-			pr_buf_put(&w->tdata, data, size);
-		w->tdata_given = 1;
-		r = w->tdata.oom ? -ENOMEM : 0;
+			pr_buf_put(&w->hd.tdata, data, size);
+		w->hd.tdata_given = 1;
+		r = w->hd.tdata.oom ? -ENOMEM : 0;
 	} else {
 		r = wr_set_given(w, id, data, size);
 	}
 	if (r)
-		pr_diag_set(diag, r, w->dname, PR_NO_OFFSET, "out of memory");
+		pr_diag_set(diag, r, w->out.dname, PR_NO_OFFSET, "out of memory");
 	return r;
 }
 
@@ -311,7 +311,7 @@ static int merge_build_ids(struct perfring_writer *w, const unsigned char *p, si
 
 	if (!wr_given(w, PERFRING_FEAT_BUILD_ID))
 		return wr_set_given(w, PERFRING_FEAT_BUILD_ID, p, n);
-	tab = &w->given[PERFRING_FEAT_BUILD_ID];
+	tab = &w->hd.given[PERFRING_FEAT_BUILD_ID];
 	while (n - off >= 36) {
 		size_t sz = pr_get16(p + off + 6);
 
@@ -357,7 +357,7 @@ static int tracing_ok(const struct perfring_writer *w, struct perfring_perfdata 
 		return 1;
 	pr_log(PERFRING_LOG_WARN, "%s: the input's TRACING_DATA (at offset %#" PRIx64
 	       ") is left out, as perf could crash on it: byte %#" PRIx64 " of it: %s",
-	       w->dname, f->offset, d.offset, d.msg);
+	       w->out.dname, f->offset, d.offset, d.msg);
 	return 0;
 }
 
@@ -376,8 +376,8 @@ PERFRING_API int perfring_writer_copy_features(struct perfring_writer *w,
 		pr_diag_set(diag, -EINVAL, NULL, PR_NO_OFFSET, "bad argument");
 		return -EINVAL;
 	}
-	if (w->pipe && w->started) {
-		pr_diag_set(diag, -EBUSY, w->dname, PR_NO_OFFSET,
+	if (w->out.pipe && w->started) {
+		pr_diag_set(diag, -EBUSY, w->out.dname, PR_NO_OFFSET,
 			    "a pipe-mode stream has written its features already");
 		return -EBUSY;
 	}
@@ -411,7 +411,7 @@ PERFRING_API int perfring_writer_copy_features(struct perfring_writer *w,
 				const char *nm = perfring_perfdata_feature_name(f.id);
 
 				pr_log(PERFRING_LOG_WARN, "%s: the input's feature %" PRIu32 " (%s) "
-				       "is left out: %s", w->dname, f.id, nm ? nm : "unknown",
+				       "is left out: %s", w->out.dname, f.id, nm ? nm : "unknown",
 				       r > 0 ? "its layout is not known here, so it cannot "
 				       "be turned into this machine's byte order" :
 				       "malformed payload");
@@ -433,6 +433,6 @@ PERFRING_API int perfring_writer_copy_features(struct perfring_writer *w,
 	}
 	return copied;
 oom:
-	pr_diag_set(diag, -ENOMEM, w->dname, PR_NO_OFFSET, "out of memory");
+	pr_diag_set(diag, -ENOMEM, w->out.dname, PR_NO_OFFSET, "out of memory");
 	return -ENOMEM;
 }

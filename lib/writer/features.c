@@ -152,14 +152,14 @@ int wr_read_cmdline(struct perfring_writer *w)
 
 		if (buf[i])
 			continue;
-		na = realloc(w->argv, (size_t)(w->argc + 1) * sizeof(char *));
+		na = realloc(w->hd.argv, (size_t)(w->hd.argc + 1) * sizeof(char *));
 		if (!na)
 			return -ENOMEM;
-		w->argv = na;
-		w->argv[w->argc] = strdup(buf + start);
-		if (!w->argv[w->argc])
+		w->hd.argv = na;
+		w->hd.argv[w->hd.argc] = strdup(buf + start);
+		if (!w->hd.argv[w->hd.argc])
 			return -ENOMEM;
-		w->argc++;
+		w->hd.argc++;
 		start = i + 1;
 	}
 	return 0;
@@ -247,28 +247,28 @@ static void dso_note(struct perfring_writer *w, const char *name,
 {
 	size_t i;
 
-	if (name[0] != '/' || w->nr_dsos >= WR_MAX_DSOS)
+	if (name[0] != '/' || w->hd.nr_dsos >= WR_MAX_DSOS)
 		return;
-	if (!w->cap_dsos) {
-		w->dsos = calloc(2 * WR_MAX_DSOS, sizeof(*w->dsos));
-		if (!w->dsos)
+	if (!w->hd.cap_dsos) {
+		w->hd.dsos = calloc(2 * WR_MAX_DSOS, sizeof(*w->hd.dsos));
+		if (!w->hd.dsos)
 			return;
-		w->cap_dsos = 2 * WR_MAX_DSOS;
+		w->hd.cap_dsos = 2 * WR_MAX_DSOS;
 	}
-	for (i = name_hash(name) % w->cap_dsos; w->dsos[i].name;
-	     i = (i + 1) % w->cap_dsos)
-		if (!strcmp(w->dsos[i].name, name))
+	for (i = name_hash(name) % w->hd.cap_dsos; w->hd.dsos[i].name;
+	     i = (i + 1) % w->hd.cap_dsos)
+		if (!strcmp(w->hd.dsos[i].name, name))
 			break;
-	if (!w->dsos[i].name) {
-		w->dsos[i].name = strdup(name);
-		if (!w->dsos[i].name)
+	if (!w->hd.dsos[i].name) {
+		w->hd.dsos[i].name = strdup(name);
+		if (!w->hd.dsos[i].name)
 			return;
-		w->dsos[i].cpumode = cpumode;
-		w->nr_dsos++;
+		w->hd.dsos[i].cpumode = cpumode;
+		w->hd.nr_dsos++;
 	}
-	if (id_size && !w->dsos[i].id_size) {
-		memcpy(w->dsos[i].id, id, id_size);
-		w->dsos[i].id_size = id_size;
+	if (id_size && !w->hd.dsos[i].id_size) {
+		memcpy(w->hd.dsos[i].id, id, id_size);
+		w->hd.dsos[i].id_size = id_size;
 	}
 }
 
@@ -370,7 +370,7 @@ out:
 /* Does the given BUILD_ID table have an entry for file name? */
 static int given_build_id_names(const struct perfring_writer *w, const char *name)
 {
-	const struct pr_buf *g = &w->given[PERFRING_FEAT_BUILD_ID];
+	const struct pr_buf *g = &w->hd.given[PERFRING_FEAT_BUILD_ID];
 	size_t off = 0, nl = strlen(name);
 
 	while (g->len - off >= 36) {
@@ -392,14 +392,14 @@ static int build_id_feature(struct perfring_writer *w, struct pr_buf *b)
 	size_t i, n = 0;
 	int given = wr_given(w, PERFRING_FEAT_BUILD_ID);
 
-	if (w->pipe)
+	if (w->out.pipe)
 		return 0;
 	if (given) {
-		pr_buf_put(b, w->given[PERFRING_FEAT_BUILD_ID].p, w->given[PERFRING_FEAT_BUILD_ID].len);
-		n = w->given[PERFRING_FEAT_BUILD_ID].len > 0;
+		pr_buf_put(b, w->hd.given[PERFRING_FEAT_BUILD_ID].p, w->hd.given[PERFRING_FEAT_BUILD_ID].len);
+		n = w->hd.given[PERFRING_FEAT_BUILD_ID].len > 0;
 	}
-	for (i = 0; w->build_ids && i < w->cap_dsos; i++) {
-		struct wr_dso *d = &w->dsos[i];
+	for (i = 0; w->hd.build_ids && i < w->hd.cap_dsos; i++) {
+		struct wr_dso *d = &w->hd.dsos[i];
 		unsigned char ent[36];
 		size_t len, pad;
 
@@ -454,13 +454,13 @@ static int feat_string(struct pr_buf *b, const char *str)
 static int feat_compressed(struct perfring_writer *w, struct pr_buf *b)
 {
 	/* ratio: input over output, rounded; not known yet in pipe mode */
-	uint64_t out = w->st.compressed ? w->z_out : 0;
+	uint64_t out = w->st.compressed ? w->zs.z_out : 0;
 
-	if (!w->z)
+	if (!w->zs.z)
 		return 0;
 	buf_u32(b, 0);			/* version */
 	buf_u32(b, 1);			/* PERF_COMP_ZSTD */
-	buf_u32(b, (uint32_t)w->zlevel);
+	buf_u32(b, (uint32_t)w->zs.zlevel);
 	buf_u32(b, out ? (uint32_t)((w->st.compressed_input + out / 2) / out) : 0);
 	buf_u32(b, PR_WZ_CHUNK);	/* most bytes one record holds */
 	return 1;
@@ -525,20 +525,20 @@ static int feat_total_mem(struct pr_buf *b)
 
 static int feat_cmdline(struct perfring_writer *w, struct pr_buf *b)
 {
-	buf_u32(b, (uint32_t)w->argc);
-	for (uint32_t i = 0; i < (uint32_t)w->argc; i++)
-		wr_buf_str(b, w->argv[i]);
+	buf_u32(b, (uint32_t)w->hd.argc);
+	for (uint32_t i = 0; i < (uint32_t)w->hd.argc; i++)
+		wr_buf_str(b, w->hd.argv[i]);
 	return 1;
 }
 
 static int feat_event_desc(struct perfring_writer *w, struct pr_buf *b)
 {
-	buf_u32(b, (uint32_t)w->nr_ev);
-	buf_u32(b, w->attr_size);
-	for (uint32_t i = 0; i < (uint32_t)w->nr_ev; i++) {
-		const struct wr_event *e = &w->ev[i];
+	buf_u32(b, (uint32_t)w->evs.nr_ev);
+	buf_u32(b, w->hd.attr_size);
+	for (uint32_t i = 0; i < (uint32_t)w->evs.nr_ev; i++) {
+		const struct wr_event *e = &w->evs.ev[i];
 
-		pr_buf_put(b, &e->attr, w->attr_size);
+		pr_buf_put(b, &e->attr, w->hd.attr_size);
 		buf_u32(b, e->nr_ids);
 		wr_buf_str(b, e->name);
 		for (uint32_t j = 0; j < e->nr_ids; j++)
@@ -549,14 +549,14 @@ static int feat_event_desc(struct perfring_writer *w, struct pr_buf *b)
 
 static int feat_clock_data(struct perfring_writer *w, struct pr_buf *b)
 {
-	if (!w->have_clock)
+	if (!w->hd.have_clock)
 		return 0;
 	buf_u32(b, 1);	/* version */
-	buf_u32(b, (uint32_t)w->ev[0].attr.clockid);
-	buf_u64(b, (uint64_t)w->clk_tod.tv_sec * 1000000000ull +
-		   (uint64_t)w->clk_tod.tv_nsec);
-	buf_u64(b, (uint64_t)w->clk_ref.tv_sec * 1000000000ull +
-		   (uint64_t)w->clk_ref.tv_nsec);
+	buf_u32(b, (uint32_t)w->evs.ev[0].attr.clockid);
+	buf_u64(b, (uint64_t)w->hd.clk_tod.tv_sec * 1000000000ull +
+		   (uint64_t)w->hd.clk_tod.tv_nsec);
+	buf_u64(b, (uint64_t)w->hd.clk_ref.tv_sec * 1000000000ull +
+		   (uint64_t)w->hd.clk_ref.tv_nsec);
 	return 1;
 }
 
@@ -568,30 +568,30 @@ static int feat_clock_data(struct perfring_writer *w, struct pr_buf *b)
 static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 {
 	if (feat != PERFRING_FEAT_TRACING_DATA && feat != PERFRING_FEAT_BUILD_ID && wr_given(w, (uint32_t)feat)) {
-		pr_buf_put(b, w->given[feat].p, w->given[feat].len);
-		return w->given[feat].len > 0;
+		pr_buf_put(b, w->hd.given[feat].p, w->hd.given[feat].len);
+		return w->hd.given[feat].len > 0;
 	}
-	if (w->host_none && host_fact(feat))
+	if (w->hd.host_none && host_fact(feat))
 		return 0;
 	switch (feat) {
 	case PERFRING_FEAT_TRACING_DATA:	/* pipe mode: a record (write_pipe_start) */
-		if (w->pipe || !w->tdata.len)
+		if (w->out.pipe || !w->hd.tdata.len)
 			return 0;
-		pr_buf_put(b, w->tdata.p, w->tdata.len);
+		pr_buf_put(b, w->hd.tdata.p, w->hd.tdata.len);
 		return 1;
 	case PERFRING_FEAT_COMPRESSED:
 		return feat_compressed(w, b);
 	case PERFRING_FEAT_BUILD_ID:
 		return build_id_feature(w, b);
 	case PERFRING_FEAT_HOSTNAME:
-		return feat_string(b, w->hostname);
+		return feat_string(b, w->hd.hostname);
 	case PERFRING_FEAT_OSRELEASE:
-		return feat_string(b, w->osrelease);
+		return feat_string(b, w->hd.osrelease);
 	case PERFRING_FEAT_VERSION:
-		wr_buf_str(b, w->version);
+		wr_buf_str(b, w->hd.version);
 		return 1;
 	case PERFRING_FEAT_ARCH:
-		return feat_string(b, w->arch);
+		return feat_string(b, w->hd.arch);
 	case PERFRING_FEAT_NRCPUS:
 		return feat_nrcpus(b);
 	case PERFRING_FEAT_CPUDESC:
@@ -605,16 +605,16 @@ static int feat_build(struct perfring_writer *w, int feat, struct pr_buf *b)
 	case PERFRING_FEAT_EVENT_DESC:
 		return feat_event_desc(w, b);
 	case PERFRING_FEAT_SAMPLE_TIME:
-		if (w->pipe || !w->have_sample_time)
+		if (w->out.pipe || !w->hd.have_sample_time)
 			return 0;
-		buf_u64(b, w->first_sample);
-		buf_u64(b, w->last_sample);
+		buf_u64(b, w->hd.first_sample);
+		buf_u64(b, w->hd.last_sample);
 		return 1;
 	case PERFRING_FEAT_CLOCKID:
-		if (!w->have_clock)
+		if (!w->hd.have_clock)
 			return 0;
-		buf_u64(b, (uint64_t)w->clk_res.tv_sec * 1000000000ull +
-			   (uint64_t)w->clk_res.tv_nsec);
+		buf_u64(b, (uint64_t)w->hd.clk_res.tv_sec * 1000000000ull +
+			   (uint64_t)w->hd.clk_res.tv_nsec);
 		return 1;
 	case PERFRING_FEAT_CLOCK_DATA:
 		return feat_clock_data(w, b);
@@ -656,7 +656,7 @@ static int pipe_build_ids(struct perfring_writer *w)
 
 	if (!wr_given(w, PERFRING_FEAT_BUILD_ID))
 		return 0;
-	g = &w->given[PERFRING_FEAT_BUILD_ID];
+	g = &w->hd.given[PERFRING_FEAT_BUILD_ID];
 	while (!r && g->len - off >= 36) {
 		unsigned char h[8];
 		size_t sz = pr_get16(g->p + off + 6);
@@ -682,8 +682,8 @@ static int write_kernel_mmap(struct perfring_writer *w)
 	size_t tsz = 0, size;
 	struct perfring_event_header h;
 
-	if (w->ev[0].attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL)
-		tsz = perfring_sample_id_size(w->ev[0].attr.sample_type);
+	if (w->evs.ev[0].attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL)
+		tsz = perfring_sample_id_size(w->evs.ev[0].attr.sample_type);
 	size = 40 + name_len + tsz;
 	memset(rec, 0, sizeof(rec));
 	h.type = PERFRING_RECORD_MMAP;
@@ -692,9 +692,9 @@ static int write_kernel_mmap(struct perfring_writer *w)
 	memcpy(rec, &h, 8);
 	pr_put32(rec + 8, UINT32_MAX);		/* pid -1: host kernel */
 	pr_put32(rec + 12, 0);
-	pr_put64(rec + 16, w->kstart);
-	pr_put64(rec + 24, w->klen);
-	pr_put64(rec + 32, w->kstart);		/* pgoff = reference symbol addr */
+	pr_put64(rec + 16, w->hd.kstart);
+	pr_put64(rec + 24, w->hd.klen);
+	pr_put64(rec + 32, w->hd.kstart);		/* pgoff = reference symbol addr */
 	memcpy(rec + 40, WR_KERNEL_MMAP_NAME, sizeof(WR_KERNEL_MMAP_NAME));
 	/* zero trailer: id 0 means "synthesised", perf maps it to event 0 */
 	w->st.kernel_mmap = 1;
@@ -719,8 +719,8 @@ static int write_pipe_start(struct perfring_writer *w)
 	pr_put64(hdr, PR_PD_MAGIC);
 	pr_put64(hdr + 8, PR_PD_PIPE_HEADER_SIZE);
 	r = wr_out(w, hdr, sizeof(hdr));
-	for (i = 0; i < w->nr_ev && !r; i++) {
-		const struct wr_event *e = &w->ev[i];
+	for (i = 0; i < w->evs.nr_ev && !r; i++) {
+		const struct wr_event *e = &w->evs.ev[i];
 		size_t size = 8 + WR_PIPE_ATTR_SIZE + 8u * e->nr_ids;
 		unsigned char ah[8 + WR_PIPE_ATTR_SIZE];
 		struct perfring_event_header h = {
@@ -746,7 +746,7 @@ static int write_pipe_start(struct perfring_writer *w)
 			/* perf 6.1 ends the features at PR_PD_FEAT_LAST_61 (and warns
 			 * about ids past it in a stream) */
 			pr_log(PERFRING_LOG_WARN, "%s: feature %d left out: a pipe-mode "
-			       "stream ends its features at %d", w->dname, i, PR_PD_FEAT_LAST_61);
+			       "stream ends its features at %d", w->out.dname, i, PR_PD_FEAT_LAST_61);
 			continue;
 		}
 		if (!feat_build(w, i, &b))
@@ -757,7 +757,7 @@ static int write_pipe_start(struct perfring_writer *w)
 		}
 		if (16 + b.len > 0xffff) {
 			pr_log(PERFRING_LOG_WARN, "%s: feature %d left out: %zu bytes "
-			       "is too large for a pipe-mode record", w->dname,
+			       "is too large for a pipe-mode record", w->out.dname,
 			       i, b.len);
 			continue;
 		}
@@ -778,14 +778,14 @@ static int write_pipe_start(struct perfring_writer *w)
 		if (!r)
 			r = wr_out(w, &id, 8);
 	}
-	if (!r && w->tdata.len) {
+	if (!r && w->hd.tdata.len) {
 		/*
 		 * As perf record: a 12-byte record giving the payload's size
 		 * padded to 8, the payload, the padding.
 		 */
 		static const unsigned char zeros[8];
 		unsigned char th[12];
-		size_t al = PR_ALIGN8(w->tdata.len);
+		size_t al = PR_ALIGN8(w->hd.tdata.len);
 		struct perfring_event_header h = {
 			PERFRING_RECORD_HEADER_TRACING_DATA, 0, sizeof(th)
 		};
@@ -794,14 +794,14 @@ static int write_pipe_start(struct perfring_writer *w)
 		pr_put32(th + 8, (uint32_t)al);
 		r = wr_out(w, th, sizeof(th));
 		if (!r)
-			r = wr_out(w, w->tdata.p, w->tdata.len);
+			r = wr_out(w, w->hd.tdata.p, w->hd.tdata.len);
 		if (!r)
-			r = wr_out(w, zeros, al - w->tdata.len);
+			r = wr_out(w, zeros, al - w->hd.tdata.len);
 		w->st.tracing_data = 1;
 	}
 	if (!r)
 		r = pipe_build_ids(w);
-	w->data_offset = 0;
+	w->hd.data_offset = 0;
 	return r;
 }
 
@@ -812,18 +812,18 @@ static int write_file_start(struct perfring_writer *w)
 	int i, r;
 
 	r = wr_out(w, zero, sizeof(zero));	/* patched at close */
-	for (i = 0; i < w->nr_ev && !r; i++)
-		r = wr_out(w, w->ev[i].ids, 8u * w->ev[i].nr_ids);
-	for (i = 0; i < w->nr_ev && !r; i++) {
+	for (i = 0; i < w->evs.nr_ev && !r; i++)
+		r = wr_out(w, w->evs.ev[i].ids, 8u * w->evs.ev[i].nr_ids);
+	for (i = 0; i < w->evs.nr_ev && !r; i++) {
 		unsigned char ent[WR_MAX_ATTR_SIZE + 16];
 
-		put_attr(ent, &w->ev[i].attr, w->attr_size);
-		pr_put64(ent + w->attr_size, ids_off);
-		pr_put64(ent + w->attr_size + 8, 8u * w->ev[i].nr_ids);
-		ids_off += 8u * w->ev[i].nr_ids;
-		r = wr_out(w, ent, w->attr_size + 16);
+		put_attr(ent, &w->evs.ev[i].attr, w->hd.attr_size);
+		pr_put64(ent + w->hd.attr_size, ids_off);
+		pr_put64(ent + w->hd.attr_size + 8, 8u * w->evs.ev[i].nr_ids);
+		ids_off += 8u * w->evs.ev[i].nr_ids;
+		r = wr_out(w, ent, w->hd.attr_size + 16);
 	}
-	w->data_offset = wr_pos(w);
+	w->hd.data_offset = wr_pos(w);
 	return r;
 }
 
@@ -878,18 +878,18 @@ static void build_tracing_data(struct perfring_writer *w)
 	size_t n = 0;
 	int i, nall = 0;
 
-	if (w->tdata_given)
+	if (w->hd.tdata_given)
 		return;
-	for (i = 0; i < w->nr_ev; i++)
-		n += w->ev[i].attr.type == PERFRING_TYPE_TRACEPOINT;
+	for (i = 0; i < w->evs.nr_ev; i++)
+		n += w->evs.ev[i].attr.type == PERFRING_TYPE_TRACEPOINT;
 	if (!n)
 		return;
-	if (perfring_tracefs_dir(w->tracefs, root, sizeof(root), &d) < 0) {
+	if (perfring_tracefs_dir(w->hd.tracefs, root, sizeof(root), &d) < 0) {
 		char m[1024];
 
 		pr_log(PERFRING_LOG_WARN, "%s: HEADER_TRACING_DATA left out (perf "
 		       "script and perf report will not show the tracepoint "
-		       "fields): %s", w->dname, perfring_diag_format(&d, m, sizeof(m)));
+		       "fields): %s", w->out.dname, perfring_diag_format(&d, m, sizeof(m)));
 		return;
 	}
 	tps = calloc(n, sizeof(*tps));
@@ -898,12 +898,12 @@ static void build_tracing_data(struct perfring_writer *w)
 		free(tps);
 		free(names);
 		pr_log(PERFRING_LOG_WARN, "%s: out of memory for the tracing data",
-		       w->dname);
+		       w->out.dname);
 		return;
 	}
 	n = 0;
-	for (i = 0; i < w->nr_ev; i++) {
-		const struct wr_event *e = &w->ev[i];
+	for (i = 0; i < w->evs.nr_ev; i++) {
+		const struct wr_event *e = &w->evs.ev[i];
 
 		if (e->attr.type != PERFRING_TYPE_TRACEPOINT)
 			continue;
@@ -911,18 +911,18 @@ static void build_tracing_data(struct perfring_writer *w)
 				  PERFRING_TRACEPOINT_NAME_MAX) < 0) {
 			pr_log(PERFRING_LOG_WARN, "%s: HEADER_TRACING_DATA left out: "
 			       "event %d (%s): no tracepoint with id %" PRIu64 " in "
-			       "%s/events", w->dname, i, e->name, e->attr.config, root);
+			       "%s/events", w->out.dname, i, e->name, e->attr.config, root);
 			goto out;
 		}
 		tps[n].sys = names[n][0];
 		tps[n].name = names[n][1];
 		n++;
 	}
-	if (pr_tracing_data(root, tps, n, &w->tdata, err, sizeof(err)) < 0) {
+	if (pr_tracing_data(root, tps, n, &w->hd.tdata, err, sizeof(err)) < 0) {
 		pr_log(PERFRING_LOG_WARN, "%s: HEADER_TRACING_DATA left out: %s",
-		       w->dname, err);
-		free(w->tdata.p);
-		memset(&w->tdata, 0, sizeof(w->tdata));
+		       w->out.dname, err);
+		free(w->hd.tdata.p);
+		memset(&w->hd.tdata, 0, sizeof(w->hd.tdata));
 	}
 out:
 	free(all);
@@ -939,76 +939,76 @@ int wr_start(struct perfring_writer *w)
 		return w->err;
 	if (w->err)
 		return w->err;
-	if (!w->nr_ev)
+	if (!w->evs.nr_ev)
 		return wr_fail(w, -EINVAL, "no event was added before the first "
 			       "record (perfring_writer_add_event)");
 
-	for (i = 0; i < w->nr_ev; i++)
-		if (!(w->ev[i].attr.flags & PERFRING_ATTR_EXCLUDE_KERNEL))
+	for (i = 0; i < w->evs.nr_ev; i++)
+		if (!(w->evs.ev[i].attr.flags & PERFRING_ATTR_EXCLUDE_KERNEL))
 			need_kernel = 1;
-	if (need_kernel && w->kmap == PERFRING_WRITER_KMAP_AUTO) {
+	if (need_kernel && w->hd.kmap == PERFRING_WRITER_KMAP_AUTO) {
 		uint64_t text, etext;
 
-		read_kallsyms(w->kallsyms, &text, &etext);
+		read_kallsyms(w->hd.kallsyms, &text, &etext);
 		if (text) {
-			w->kstart = text;
-			w->klen = etext > text ? etext - text : UINT64_MAX - text;
+			w->hd.kstart = text;
+			w->hd.klen = etext > text ? etext - text : UINT64_MAX - text;
 		}
 	}
-	if (need_kernel && !w->klen && w->kmap != PERFRING_WRITER_KMAP_NONE) {
-		for (i = 0; i < w->nr_ev; i++)
-			w->ev[i].attr.flags |= PERFRING_ATTR_EXCLUDE_KERNEL;
+	if (need_kernel && !w->hd.klen && w->hd.kmap != PERFRING_WRITER_KMAP_NONE) {
+		for (i = 0; i < w->evs.nr_ev; i++)
+			w->evs.ev[i].attr.flags |= PERFRING_ATTR_EXCLUDE_KERNEL;
 		w->st.exclude_kernel_set = 1;
-		if (w->kmap == PERFRING_WRITER_KMAP_AUTO)
+		if (w->hd.kmap == PERFRING_WRITER_KMAP_AUTO)
 			pr_log(PERFRING_LOG_WARN, "%s: %s gives no address for _text: "
 			       "exclude_kernel set in the written events so that perf "
-			       "report does not warn about kernel maps", w->dname,
-			       w->kallsyms);
+			       "report does not warn about kernel maps", w->out.dname,
+			       w->hd.kallsyms);
 	}
 
-	w->attr_size = PERFRING_ATTR_SIZE_VER0;
-	for (i = 0; i < w->nr_ev; i++) {
-		uint32_t s = wr_attr_needed_size(&w->ev[i].attr);
+	w->hd.attr_size = PERFRING_ATTR_SIZE_VER0;
+	for (i = 0; i < w->evs.nr_ev; i++) {
+		uint32_t s = wr_attr_needed_size(&w->evs.ev[i].attr);
 
-		if (s > w->attr_size)
-			w->attr_size = s;
+		if (s > w->hd.attr_size)
+			w->hd.attr_size = s;
 	}
-	if (w->pipe)
-		w->attr_size = WR_PIPE_ATTR_SIZE;
-	for (i = 0; i < w->nr_ev; i++)
-		w->ev[i].attr.size = w->attr_size;
+	if (w->out.pipe)
+		w->hd.attr_size = WR_PIPE_ATTR_SIZE;
+	for (i = 0; i < w->evs.nr_ev; i++)
+		w->evs.ev[i].attr.size = w->hd.attr_size;
 
-	w->nr_idmap = 0;
-	for (i = 0; i < w->nr_ev; i++)
-		w->nr_idmap += w->ev[i].nr_ids;
-	w->idmap = calloc(w->nr_idmap ? w->nr_idmap : 1, sizeof(*w->idmap));
-	if (!w->idmap)
+	w->evs.nr_idmap = 0;
+	for (i = 0; i < w->evs.nr_ev; i++)
+		w->evs.nr_idmap += w->evs.ev[i].nr_ids;
+	w->evs.idmap = calloc(w->evs.nr_idmap ? w->evs.nr_idmap : 1, sizeof(*w->evs.idmap));
+	if (!w->evs.idmap)
 		return wr_fail(w, -ENOMEM, "out of memory");
-	for (i = 0, k = 0; i < w->nr_ev; i++) {
+	for (i = 0, k = 0; i < w->evs.nr_ev; i++) {
 		uint32_t j;
 
-		for (j = 0; j < w->ev[i].nr_ids; j++, k++) {
-			w->idmap[k].id = w->ev[i].ids[j];
-			w->idmap[k].ev = (uint32_t)i;
+		for (j = 0; j < w->evs.ev[i].nr_ids; j++, k++) {
+			w->evs.idmap[k].id = w->evs.ev[i].ids[j];
+			w->evs.idmap[k].ev = (uint32_t)i;
 		}
 	}
-	qsort(w->idmap, w->nr_idmap, sizeof(*w->idmap), wr_idmap_cmp);
+	qsort(w->evs.idmap, w->evs.nr_idmap, sizeof(*w->evs.idmap), wr_idmap_cmp);
 
-	if (w->ev[0].attr.flags & PERFRING_ATTR_USE_CLOCKID) {
-		clockid_t c = w->ev[0].attr.clockid;
+	if (w->evs.ev[0].attr.flags & PERFRING_ATTR_USE_CLOCKID) {
+		clockid_t c = w->evs.ev[0].attr.clockid;
 
-		w->have_clock = !clock_getres(c, &w->clk_res) &&
-				!clock_gettime(CLOCK_REALTIME, &w->clk_tod) &&
-				!clock_gettime(c, &w->clk_ref);
+		w->hd.have_clock = !clock_getres(c, &w->hd.clk_res) &&
+				!clock_gettime(CLOCK_REALTIME, &w->hd.clk_tod) &&
+				!clock_gettime(c, &w->hd.clk_ref);
 	}
 
 	build_tracing_data(w);
-	if (!w->pipe)
-		w->st.tracing_data = w->tdata.len > 0;
+	if (!w->out.pipe)
+		w->st.tracing_data = w->hd.tdata.len > 0;
 
 	w->started = 1;
-	r = w->pipe ? write_pipe_start(w) : write_file_start(w);
-	if (!r && w->klen)
+	r = w->out.pipe ? write_pipe_start(w) : write_file_start(w);
+	if (!r && w->hd.klen)
 		r = write_kernel_mmap(w);
 	return r;
 }
@@ -1026,8 +1026,8 @@ int wr_write_features(struct perfring_writer *w)
 	r = wr_flush(w);
 	if (r < 0)
 		return r;
-	data_size = w->opos - w->data_offset;
-	table_off = w->opos;
+	data_size = w->out.opos - w->hd.data_offset;
+	table_off = w->out.opos;
 	for (i = next_feat(w, 0); i < (int)PR_PD_NR_FEAT_IDS; i = next_feat(w, i)) {
 		size_t before = pay.len;
 
@@ -1061,16 +1061,16 @@ int wr_write_features(struct perfring_writer *w)
 	memset(hdr, 0, sizeof(hdr));
 	pr_put64(hdr, PR_PD_MAGIC);
 	pr_put64(hdr + 8, PR_PD_FILE_HEADER_SIZE);
-	pr_put64(hdr + 16, w->attr_size + 16u);
-	pr_put64(hdr + 24, w->data_offset - (uint64_t)w->nr_ev * (w->attr_size + 16u));
-	pr_put64(hdr + 32, (uint64_t)w->nr_ev * (w->attr_size + 16u));
-	pr_put64(hdr + 40, w->data_offset);
+	pr_put64(hdr + 16, w->hd.attr_size + 16u);
+	pr_put64(hdr + 24, w->hd.data_offset - (uint64_t)w->evs.nr_ev * (w->hd.attr_size + 16u));
+	pr_put64(hdr + 32, (uint64_t)w->evs.nr_ev * (w->hd.attr_size + 16u));
+	pr_put64(hdr + 40, w->hd.data_offset);
 	pr_put64(hdr + 48, data_size);
 	/* event_types: zeros */
 	for (i = 0; i < 4; i++)
 		pr_put64(hdr + 72 + 8 * i, bitmap[i]);
 	r = wr_write_all(w, hdr, sizeof(hdr), 0);
-	if (!r && w->file_on_fd && ftruncate(w->fd, (off_t)w->opos) < 0)
+	if (!r && w->out.file_on_fd && ftruncate(w->out.fd, (off_t)w->out.opos) < 0)
 		r = wr_fail(w, -errno, "truncating: %s", strerror(errno));
 out:
 	free(tab.p);

@@ -33,7 +33,7 @@ int wr_fail(struct perfring_writer *w, int err, const char *fmt, ...)
 		return w->err;
 	w->err = err;
 	va_start(ap, fmt);
-	pr_diag_vset(&w->errdiag, err, w->dname, PR_NO_OFFSET, fmt, ap);
+	pr_diag_vset(&w->errdiag, err, w->out.dname, PR_NO_OFFSET, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -52,28 +52,28 @@ int wr_write_all(struct perfring_writer *w, const void *p, size_t n,
 	while (n) {
 		ssize_t r;
 
-		if (w->pipe)
-			r = write(w->fd, c, n);
+		if (w->out.pipe)
+			r = write(w->out.fd, c, n);
 		else
-			r = pwrite(w->fd, c, n, (off_t)off);
+			r = pwrite(w->out.fd, c, n, (off_t)off);
 		if (r < 0) {
 			int e = errno;
 
 			if (e == EINTR)
 				continue;
 			if (e == EAGAIN || e == EWOULDBLOCK) {
-				struct pollfd pfd = { .fd = w->fd, .events = POLLOUT };
+				struct pollfd pfd = { .fd = w->out.fd, .events = POLLOUT };
 
 				(void)poll(&pfd, 1, -1);
 				continue;
 			}
 			return wr_fail(w, -e, "writing %s at offset %" PRIu64 ": %s",
-				       w->tmp ? w->tmp : "the output", off,
+				       w->out.tmp ? w->out.tmp : "the output", off,
 				       strerror(e));
 		}
 		if (r == 0)
 			return wr_fail(w, -EIO, "writing %s: no progress",
-				       w->tmp ? w->tmp : "the output");
+				       w->out.tmp ? w->out.tmp : "the output");
 		c += r;
 		n -= (size_t)r;
 		off += (uint64_t)r;
@@ -153,7 +153,7 @@ static void *wr_bg_main(void *arg)
 /* Wait until no background write is in flight; report its error. */
 static int wr_bg_wait(struct perfring_writer *w)
 {
-	struct wr_bg *bg = w->bg;
+	struct wr_bg *bg = w->out.bg;
 	int e;
 	uint64_t off;
 
@@ -169,13 +169,13 @@ static int wr_bg_wait(struct perfring_writer *w)
 	if (!e)
 		return 0;
 	return wr_fail(w, -e, "writing %s at offset %" PRIu64 ": %s",
-		       w->tmp ? w->tmp : "the output", off,
+		       w->out.tmp ? w->out.tmp : "the output", off,
 		       e == EIO ? "no progress" : strerror(e));
 }
 
 void wr_bg_stop(struct perfring_writer *w)
 {
-	struct wr_bg *bg = w->bg;
+	struct wr_bg *bg = w->out.bg;
 
 	if (!bg)
 		return;
@@ -188,7 +188,7 @@ void wr_bg_stop(struct perfring_writer *w)
 	pthread_mutex_destroy(&bg->mu);
 	free(bg->buf);
 	free(bg);
-	w->bg = NULL;
+	w->out.bg = NULL;
 }
 
 /* Start the helper: 0, or -1 when it cannot be had (then writes stay synchronous). */
@@ -199,7 +199,7 @@ static int wr_bg_start(struct perfring_writer *w)
 	if (!bg)
 		return -1;
 	bg->buf = malloc(WR_OBUF_SIZE);
-	bg->fd = w->fd;
+	bg->fd = w->out.fd;
 	if (!bg->buf || pthread_mutex_init(&bg->mu, NULL)) {
 		free(bg->buf);
 		free(bg);
@@ -218,7 +218,7 @@ static int wr_bg_start(struct perfring_writer *w)
 		free(bg);
 		return -1;
 	}
-	w->bg = bg;
+	w->out.bg = bg;
 	return 0;
 }
 
@@ -230,25 +230,25 @@ static int wr_flush_full(struct perfring_writer *w)
 	unsigned char *t;
 	int r;
 
-	if (w->pipe || w->err || (!w->bg && (w->bg_failed || wr_bg_start(w) < 0))) {
-		w->bg_failed = 1;
+	if (w->out.pipe || w->err || (!w->out.bg && (w->out.bg_failed || wr_bg_start(w) < 0))) {
+		w->out.bg_failed = 1;
 		return wr_flush(w);
 	}
 	r = wr_bg_wait(w);
 	if (r < 0)
 		return r;
-	bg = w->bg;
+	bg = w->out.bg;
 	pthread_mutex_lock(&bg->mu);
 	t = bg->buf;
-	bg->buf = w->obuf;
-	bg->len = w->olen;
-	bg->off = w->opos;
+	bg->buf = w->out.obuf;
+	bg->len = w->out.olen;
+	bg->off = w->out.opos;
 	bg->busy = 1;
 	pthread_cond_broadcast(&bg->cv);
 	pthread_mutex_unlock(&bg->mu);
-	w->obuf = t;
-	w->opos += w->olen;
-	w->olen = 0;
+	w->out.obuf = t;
+	w->out.opos += w->out.olen;
+	w->out.olen = 0;
 	return 0;
 }
 
@@ -261,13 +261,13 @@ int wr_flush(struct perfring_writer *w)
 		return r;
 	if (w->err)
 		return w->err;
-	if (!w->olen)
+	if (!w->out.olen)
 		return 0;
-	r = wr_write_all(w, w->obuf, w->olen, w->opos);
+	r = wr_write_all(w, w->out.obuf, w->out.olen, w->out.opos);
 	if (r < 0)
 		return r;
-	w->opos += w->olen;
-	w->olen = 0;
+	w->out.opos += w->out.olen;
+	w->out.olen = 0;
 	return 0;
 }
 
@@ -278,15 +278,15 @@ int wr_out(struct perfring_writer *w, const void *p, size_t n)
 	if (w->err)
 		return w->err;
 	while (n) {
-		size_t k = WR_OBUF_SIZE - w->olen;
+		size_t k = WR_OBUF_SIZE - w->out.olen;
 
 		if (k > n)
 			k = n;
-		memcpy(w->obuf + w->olen, c, k);
-		w->olen += k;
+		memcpy(w->out.obuf + w->out.olen, c, k);
+		w->out.olen += k;
 		c += k;
 		n -= k;
-		if (w->olen == WR_OBUF_SIZE) {
+		if (w->out.olen == WR_OBUF_SIZE) {
 			int r = wr_flush_full(w);
 
 			if (r < 0)
@@ -298,7 +298,7 @@ int wr_out(struct perfring_writer *w, const void *p, size_t n)
 
 uint64_t wr_pos(const struct perfring_writer *w)
 {
-	return w->opos + w->olen;
+	return w->out.opos + w->out.olen;
 }
 
 /* Compress the staged records into one COMPRESSED record. */
@@ -307,18 +307,18 @@ int wr_zflush(struct perfring_writer *w)
 	const char *why;
 	long n;
 
-	if (!w->z || !w->zin_len || w->err)
+	if (!w->zs.z || !w->zs.zin_len || w->err)
 		return w->err;
-	n = pr_wz_record(w->z, w->zin, w->zin_len, w->zrec, &why);
+	n = pr_wz_record(w->zs.z, w->zs.zin, w->zs.zin_len, w->zs.zrec, &why);
 	if (n < 0)
 		return wr_fail(w, (int)n, "compressing %zu bytes of records: %s",
-			       w->zin_len, why);
+			       w->zs.zin_len, why);
 	w->st.compressed++;
-	w->st.compressed_input += w->zin_len;
+	w->st.compressed_input += w->zs.zin_len;
 	w->st.data_bytes += (uint64_t)n;
-	w->z_out += (uint64_t)n;
-	w->zin_len = 0;
-	return wr_out(w, w->zrec, (size_t)n);
+	w->zs.z_out += (uint64_t)n;
+	w->zs.zin_len = 0;
+	return wr_out(w, w->zs.zrec, (size_t)n);
 }
 
 /*
@@ -330,26 +330,26 @@ int wr_data(struct perfring_writer *w, const void *p, size_t n)
 {
 	const unsigned char *c = p;
 
-	if (!w->z) {
+	if (!w->zs.z) {
 		w->st.data_bytes += n;
 		/* the common case, a record that fits: no loop, no call */
-		if (!w->err && n < WR_OBUF_SIZE - w->olen) {
-			memcpy(w->obuf + w->olen, p, n);
-			w->olen += n;
+		if (!w->err && n < WR_OBUF_SIZE - w->out.olen) {
+			memcpy(w->out.obuf + w->out.olen, p, n);
+			w->out.olen += n;
 			return 0;
 		}
 		return wr_out(w, p, n);
 	}
 	while (n) {
-		size_t k = PR_WZ_CHUNK - w->zin_len;
+		size_t k = PR_WZ_CHUNK - w->zs.zin_len;
 
 		if (k > n)
 			k = n;
-		memcpy(w->zin + w->zin_len, c, k);
-		w->zin_len += k;
+		memcpy(w->zs.zin + w->zs.zin_len, c, k);
+		w->zs.zin_len += k;
 		c += k;
 		n -= k;
-		if (w->zin_len == PR_WZ_CHUNK) {
+		if (w->zs.zin_len == PR_WZ_CHUNK) {
 			int r = wr_zflush(w);
 
 			if (r < 0)
@@ -369,9 +369,9 @@ static int write_round(struct perfring_writer *w)
 
 	if (r < 0)
 		return r;
-	w->t_limit = w->t_last_round;
-	w->t_last_round = w->max_time;
-	w->since_round = 0;
+	w->mg.t_limit = w->mg.t_last_round;
+	w->mg.t_last_round = w->mg.max_time;
+	w->mg.since_round = 0;
 	w->st.rounds++;
 	w->st.data_bytes += 8;
 	return wr_out(w, &h, 8);
@@ -383,25 +383,25 @@ int wr_emit(struct perfring_writer *w, const void *rec, uint32_t size,
 	int r;
 
 	if (t) {
-		if (t < w->t_limit)
+		if (t < w->mg.t_limit)
 			w->st.late++;
-		if (t > w->max_time)
-			w->max_time = t;
+		if (t > w->mg.max_time)
+			w->mg.max_time = t;
 		if (is_sample) {
-			if (!w->have_sample_time || t < w->first_sample)
-				w->first_sample = t;
-			if (!w->have_sample_time || t > w->last_sample)
-				w->last_sample = t;
-			w->have_sample_time = 1;
+			if (!w->hd.have_sample_time || t < w->hd.first_sample)
+				w->hd.first_sample = t;
+			if (!w->hd.have_sample_time || t > w->hd.last_sample)
+				w->hd.last_sample = t;
+			w->hd.have_sample_time = 1;
 		}
 	}
 	r = wr_data(w, rec, size);
 	if (r < 0)
 		return r;
 	w->st.records++;
-	w->since_round += size;
-	if (w->since_round >= w->round_bytes &&
-	    (!w->forcing || w->since_round >= w->window))
+	w->mg.since_round += size;
+	if (w->mg.since_round >= w->mg.round_bytes &&
+	    (!w->mg.forcing || w->mg.since_round >= w->mg.window))
 		return write_round(w);
 	return 0;
 }
@@ -419,7 +419,7 @@ static const struct wr_entry *src_head(const struct wr_source *q)
 /* Heap order: head key, then source index (deterministic ties). */
 static int heap_less(const struct perfring_writer *w, int a, int b)
 {
-	uint64_t ka = src_head(&w->src[a])->key, kb = src_head(&w->src[b])->key;
+	uint64_t ka = src_head(&w->mg.src[a])->key, kb = src_head(&w->mg.src[b])->key;
 
 	return ka < kb || (ka == kb && a < b);
 }
@@ -429,32 +429,32 @@ static void heap_down(struct perfring_writer *w, int i)
 	for (;;) {
 		int l = 2 * i + 1, m = i, t;
 
-		if (l < w->nh && heap_less(w, w->heap[l], w->heap[m]))
+		if (l < w->mg.nh && heap_less(w, w->mg.heap[l], w->mg.heap[m]))
 			m = l;
-		if (l + 1 < w->nh && heap_less(w, w->heap[l + 1], w->heap[m]))
+		if (l + 1 < w->mg.nh && heap_less(w, w->mg.heap[l + 1], w->mg.heap[m]))
 			m = l + 1;
 		if (m == i)
 			return;
-		t = w->heap[i];
-		w->heap[i] = w->heap[m];
-		w->heap[m] = t;
+		t = w->mg.heap[i];
+		w->mg.heap[i] = w->mg.heap[m];
+		w->mg.heap[m] = t;
 		i = m;
 	}
 }
 
 static void heap_push(struct perfring_writer *w, int s)
 {
-	int i = w->nh++;
+	int i = w->mg.nh++;
 
-	w->heap[i] = s;
+	w->mg.heap[i] = s;
 	while (i > 0) {
 		int p = (i - 1) / 2, t;
 
-		if (!heap_less(w, w->heap[i], w->heap[p]))
+		if (!heap_less(w, w->mg.heap[i], w->mg.heap[p]))
 			break;
-		t = w->heap[i];
-		w->heap[i] = w->heap[p];
-		w->heap[p] = t;
+		t = w->mg.heap[i];
+		w->mg.heap[i] = w->mg.heap[p];
+		w->mg.heap[p] = t;
 		i = p;
 	}
 }
@@ -462,7 +462,7 @@ static void heap_push(struct perfring_writer *w, int s)
 int wr_src_push(struct perfring_writer *w, int s, const void *rec,
 		    uint32_t size, uint64_t key, uint64_t t, int is_sample)
 {
-	struct wr_source *q = &w->src[s];
+	struct wr_source *q = &w->mg.src[s];
 	size_t need = entry_space(size);
 	struct wr_chunk *c = q->tail;
 	struct wr_entry e = { key, t, size, (uint32_t)is_sample };
@@ -470,10 +470,10 @@ int wr_src_push(struct perfring_writer *w, int s, const void *rec,
 	if (!c || c->cap - c->wr < need) {
 		size_t cap = need > WR_CHUNK_SIZE ? need : WR_CHUNK_SIZE;
 
-		if (cap == WR_CHUNK_SIZE && w->spare) {
-			c = w->spare;
-			w->spare = c->next;
-			w->nr_spare--;
+		if (cap == WR_CHUNK_SIZE && w->mg.spare) {
+			c = w->mg.spare;
+			w->mg.spare = c->next;
+			w->mg.nr_spare--;
 		} else {
 			c = malloc(sizeof(*c) + cap);
 			if (!c)
@@ -493,10 +493,10 @@ int wr_src_push(struct perfring_writer *w, int s, const void *rec,
 	memcpy(c->data + c->wr + sizeof(e), rec, size);
 	c->wr += need;
 	if (!q->nr && !q->ended)
-		w->n_waiting--;
+		w->mg.n_waiting--;
 	q->nr++;
-	w->queued += need;
-	w->queued_nr++;
+	w->mg.queued += need;
+	w->mg.queued_nr++;
 	if (q->nr == 1)
 		heap_push(w, s);
 	return 0;
@@ -505,8 +505,8 @@ int wr_src_push(struct perfring_writer *w, int s, const void *rec,
 /* Write the oldest queued record (the head of the heap's top source). */
 static int heap_pop_emit(struct perfring_writer *w)
 {
-	int s = w->heap[0];
-	struct wr_source *q = &w->src[s];
+	int s = w->mg.heap[0];
+	struct wr_source *q = &w->mg.src[s];
 	struct wr_chunk *c = q->head;
 	struct wr_entry e;
 	size_t need;
@@ -515,10 +515,10 @@ static int heap_pop_emit(struct perfring_writer *w)
 	memcpy(&e, c->data + c->rd, sizeof(e));
 	need = entry_space(e.size);
 	q->nr--;
-	w->queued -= need;
-	w->queued_nr--;
+	w->mg.queued -= need;
+	w->mg.queued_nr--;
 	if (!q->nr && !q->ended)
-		w->n_waiting++;
+		w->mg.n_waiting++;
 	r = wr_emit(w, c->data + c->rd + sizeof(e), e.size, e.time, (int)e.is_sample);
 	c->rd += need;
 	if (c->rd == c->wr) {
@@ -526,17 +526,17 @@ static int heap_pop_emit(struct perfring_writer *w)
 		if (!q->head)
 			q->tail = NULL;
 		/* keep drained chunks (at most a window's worth) for reuse */
-		if (c->cap == WR_CHUNK_SIZE && w->nr_spare < w->max_spare) {
-			c->next = w->spare;
-			w->spare = c;
-			w->nr_spare++;
+		if (c->cap == WR_CHUNK_SIZE && w->mg.nr_spare < w->mg.max_spare) {
+			c->next = w->mg.spare;
+			w->mg.spare = c;
+			w->mg.nr_spare++;
 		} else {
 			free(c);
 		}
 	}
 	if (!q->nr)
-		w->heap[0] = w->heap[--w->nh];
-	if (w->nh)
+		w->mg.heap[0] = w->mg.heap[--w->mg.nh];
+	if (w->mg.nh)
 		heap_down(w, 0);
 	return r;
 }
@@ -546,22 +546,22 @@ int wr_drain(struct perfring_writer *w, int final)
 {
 	int forcing = 0;
 
-	w->forcing = 0;
-	while (w->queued_nr && !w->err) {
-		if (!final && w->n_waiting) {
+	w->mg.forcing = 0;
+	while (w->mg.queued_nr && !w->err) {
+		if (!final && w->mg.n_waiting) {
 			if (!forcing) {
-				if (w->queued <= w->window)
+				if (w->mg.queued <= w->mg.window)
 					break;
 				forcing = 1;
-				w->forcing = 1;
+				w->mg.forcing = 1;
 				w->st.forced_flushes++;
-			} else if (w->queued <= w->window / 2) {
+			} else if (w->mg.queued <= w->mg.window / 2) {
 				break;
 			}
 		}
 		if (heap_pop_emit(w) < 0)
 			break;
 	}
-	w->forcing = 0;
+	w->mg.forcing = 0;
 	return w->err;
 }

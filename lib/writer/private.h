@@ -41,8 +41,7 @@ PR_HIDDEN int pr_wz_max_level(void);
 PR_HIDDEN long pr_wz_record(struct pr_wz *z, const void *src, size_t n,
 			    unsigned char *rec, const char **why);
 
-/* ---- the writer's state, shared by writer.c, merge.c and
- * features.c -------------------------------------------------------- */
+/* ---- the writer's state --------------------------------------------- */
 
 #define WR_PIPE_ATTR_SIZE	PERFRING_ATTR_SIZE_VER7	/* perf < 6.6 reads sizeof */
 #define WR_MAX_ATTR_SIZE	PERFRING_ATTR_SIZE_VER7	/* perf 6.1 refuses more */
@@ -103,30 +102,31 @@ struct wr_drop {
 	uint64_t count;
 };
 
-struct perfring_writer {
+/*
+ * The writer's state, one part per file that owns it: the part's file
+ * sets its fields' meaning and keeps them consistent; writer.c fills each
+ * part at open and frees it at close, the other files read what they
+ * need of the others'.
+ */
+
+/* The output (merge.c writes it; writer.c opens and closes it). */
+struct wr_output {
 	char *path;			/* final name, NULL for fd / "-" */
 	char *tmp;			/* temporary name, NULL if none */
 	char *dname;			/* name in diagnostics */
 	int fd, own_fd;
 	int pipe;
 	int file_on_fd;			/* file mode on a caller's fd */
-	int keep_unknown;
-	int build_ids;
-	struct wr_dso *dsos;		/* open-addressing hash on name */
-	size_t nr_dsos, cap_dsos;
-	enum perfring_writer_kmap kmap;
-	char *hostname, *osrelease, *arch, *version, *kallsyms;
-	char **argv;
-	int argc;
+	unsigned char *obuf;
+	size_t olen;
+	uint64_t opos;			/* offset of obuf[0] in the output */
+	struct wr_bg *bg;		/* background writes (file mode), or NULL */
+	int bg_failed;			/* no helper thread: write synchronously */
+};
+
+/* The merge by time and the rounds (merge.c). */
+struct wr_merge {
 	size_t window, round_bytes;
-
-	struct wr_event *ev;
-	int nr_ev;
-	uint64_t next_id;
-	struct wr_idmap *idmap;
-	size_t nr_idmap;
-	uint32_t attr_size;		/* written attr.size */
-
 	struct wr_source *src;
 	int nr_src;
 	int src0_claimed;
@@ -139,51 +139,74 @@ struct perfring_writer {
 	int *heap;			/* sources with records, min-heap by head key */
 	int nh;
 	int forcing;			/* in a forced flush */
-
-	int started;
-	int err;			/* first fatal error, negative */
-	struct perfring_diag errdiag;
-
-	unsigned char *obuf;
-	size_t olen;
-	uint64_t opos;			/* offset of obuf[0] in the output */
-	struct wr_bg *bg;		/* background writes (file mode), or NULL */
-	int bg_failed;			/* no helper thread: write synchronously */
-	uint64_t data_offset;
-
 	uint64_t max_time, t_last_round, t_limit, since_round;
-	uint64_t first_sample, last_sample;
-	int have_sample_time;
+};
 
+/* The file's start and its header features (features.c; copy.c adds the
+ * features given or copied from an input). */
+struct wr_header {
+	int build_ids;
+	struct wr_dso *dsos;		/* open-addressing hash on name */
+	size_t nr_dsos, cap_dsos;
+	enum perfring_writer_kmap kmap;
+	char *hostname, *osrelease, *arch, *version, *kallsyms;
+	char **argv;
+	int argc;
 	uint64_t kstart, klen;		/* kernel MMAP, if klen */
 	struct timespec clk_res, clk_tod, clk_ref;
 	int have_clock;
-
-	struct wr_drop *drops;
-	size_t nr_drops;
-	struct perfring_writer_stats st;
-
-	/* compression: records staged in zin, then one COMPRESSED record */
-	int zlevel;
-	struct pr_wz *z;
-	unsigned char *zin, *zrec;
-	size_t zin_len;
-	uint64_t z_out;			/* bytes of COMPRESSED records */
-
+	uint64_t data_offset;
+	uint32_t attr_size;		/* written attr.size */
+	uint64_t first_sample, last_sample;	/* SAMPLE_TIME (merge.c sets them) */
+	int have_sample_time;
 	/* HEADER_TRACING_DATA payload (given, or built at start) */
 	struct pr_buf tdata;
 	int tdata_given;
 	char *tracefs;
-
 	/* features given by perfring_writer_set_feature(), by id */
 	struct pr_buf *given;		/* PR_PD_NR_FEAT_IDS entries, or NULL */
 	uint64_t given_mask[PR_PD_NR_FEAT_IDS / 64];
 	int host_none;			/* PERFRING_WRITER_HOST_NONE */
 };
 
+/* Compression: records staged in zin, then one COMPRESSED record (merge.c,
+ * with zstd.c's stream). */
+struct wr_compress {
+	int zlevel;
+	struct pr_wz *z;
+	unsigned char *zin, *zrec;
+	size_t zin_len;
+	uint64_t z_out;			/* bytes of COMPRESSED records */
+};
+
+/* The events and their ids (writer.c). */
+struct wr_events {
+	struct wr_event *ev;
+	int nr_ev;
+	uint64_t next_id;
+	struct wr_idmap *idmap;		/* sorted by id, built at start (features.c) */
+	size_t nr_idmap;
+};
+
+struct perfring_writer {
+	struct wr_output out;
+	struct wr_merge mg;
+	struct wr_header hd;
+	struct wr_compress zs;
+	struct wr_events evs;
+	/* the writer as a whole (writer.c) */
+	int keep_unknown;
+	int started;
+	int err;			/* first fatal error, negative */
+	struct perfring_diag errdiag;
+	struct wr_drop *drops;
+	size_t nr_drops;
+	struct perfring_writer_stats st;
+};
+
 static inline int wr_given(const struct perfring_writer *w, uint32_t id)
 {
-	return id < PR_PD_NR_FEAT_IDS && (w->given_mask[id / 64] >> (id % 64) & 1);
+	return id < PR_PD_NR_FEAT_IDS && (w->hd.given_mask[id / 64] >> (id % 64) & 1);
 }
 
 /* merge.c */

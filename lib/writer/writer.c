@@ -92,9 +92,9 @@ static int id_used(const struct perfring_writer *w, uint64_t id)
 	int i;
 	uint32_t j;
 
-	for (i = 0; i < w->nr_ev; i++)
-		for (j = 0; j < w->ev[i].nr_ids; j++)
-			if (w->ev[i].ids[j] == id)
+	for (i = 0; i < w->evs.nr_ev; i++)
+		for (j = 0; j < w->evs.ev[i].nr_ids; j++)
+			if (w->evs.ev[i].ids[j] == id)
 				return 1;
 	return 0;
 }
@@ -115,7 +115,7 @@ PERFRING_API int perfring_writer_add_event(struct perfring_writer *w,
 		return -EINVAL;
 	}
 	err = perfring_opts_load(&d, sizeof(d), ev, PR_EVENT_DESC_MIN, "perfring_event_desc",
-				 w->dname, diag);
+				 w->out.dname, diag);
 	if (err)
 		return err;
 	return add_event(w, d.attr, d.ids, d.nr_ids, d.name, diag);
@@ -134,21 +134,21 @@ static int add_event(struct perfring_writer *w, const struct perfring_attr *attr
 		return -EINVAL;
 	}
 	if (w->started) {
-		pr_diag_set(diag, -EBUSY, w->dname, PR_NO_OFFSET,
+		pr_diag_set(diag, -EBUSY, w->out.dname, PR_NO_OFFSET,
 			    "events must be added before the first record");
 		return -EBUSY;
 	}
 	if (attr->size && attr->size < PERFRING_ATTR_SIZE_VER0) {
-		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+		pr_diag_set(diag, -EINVAL, w->out.dname, PR_NO_OFFSET,
 			    "attr.size %" PRIu32 " is smaller than the first "
 			    "version (64)", attr->size);
 		return -EINVAL;
 	}
-	nev = realloc(w->ev, (size_t)(w->nr_ev + 1) * sizeof(*nev));
+	nev = realloc(w->evs.ev, (size_t)(w->evs.nr_ev + 1) * sizeof(*nev));
 	if (!nev)
 		return -ENOMEM;
-	w->ev = nev;
-	e = &w->ev[w->nr_ev];
+	w->evs.ev = nev;
+	e = &w->evs.ev[w->evs.nr_ev];
 	memset(e, 0, sizeof(*e));
 
 	sz = attr->size;
@@ -158,19 +158,19 @@ static int add_event(struct perfring_writer *w, const struct perfring_attr *attr
 	if (e->attr.config3) {
 		pr_log(PERFRING_LOG_WARN,
 		       "%s: event %d: config3 0x%" PRIx64 " dropped: perf 6.1 reads "
-		       "attrs of at most 128 bytes", w->dname, w->nr_ev,
+		       "attrs of at most 128 bytes", w->out.dname, w->evs.nr_ev,
 		       e->attr.config3);
 		e->attr.config3 = 0;
 	}
 	perfring_sample_id_pos(e->attr.sample_type, &e->id_pos, &e->is_pos);
 
-	if (w->nr_ev >= 1) {
-		const struct wr_event *f = &w->ev[0];
+	if (w->evs.nr_ev >= 1) {
+		const struct wr_event *f = &w->evs.ev[0];
 		const char *why = NULL;
 		int k;
 
-		for (k = 0; k <= w->nr_ev && !why; k++) {
-			const struct wr_event *x = k < w->nr_ev ? &w->ev[k] : e;
+		for (k = 0; k <= w->evs.nr_ev && !why; k++) {
+			const struct wr_event *x = k < w->evs.nr_ev ? &w->evs.ev[k] : e;
 
 			if (x->id_pos < 0)
 				why = "every sample_type needs ID or IDENTIFIER "
@@ -185,20 +185,20 @@ static int add_event(struct perfring_writer *w, const struct perfring_attr *attr
 		if (!why && e->attr.read_format != f->attr.read_format)
 			why = "read_format differs from event 0";
 		if (why) {
-			pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+			pr_diag_set(diag, -EINVAL, w->out.dname, PR_NO_OFFSET,
 				    "event %d: %s (perf 6.1 refuses such files)",
-				    w->nr_ev, why);
+				    w->evs.nr_ev, why);
 			return -EINVAL;
 		}
 	}
 
 	if (!ids || !nr_ids) {
-		while (id_used(w, w->next_id) || w->next_id == 0)
-			w->next_id++;
+		while (id_used(w, w->evs.next_id) || w->evs.next_id == 0)
+			w->evs.next_id++;
 		e->ids = malloc(sizeof(uint64_t));
 		if (!e->ids)
 			return -ENOMEM;
-		e->ids[0] = w->next_id++;
+		e->ids[0] = w->evs.next_id++;
 		e->nr_ids = 1;
 	} else {
 		for (i = 0; i < nr_ids; i++) {
@@ -208,8 +208,8 @@ static int add_event(struct perfring_writer *w, const struct perfring_attr *attr
 				dup = ids[j] == ids[i];
 			if (dup || ids[i] == 0) {
 				pr_diag_set(diag, ids[i] ? -EEXIST : -EINVAL,
-					    w->dname, PR_NO_OFFSET,
-					    "event %d: id %" PRIu64 " %s", w->nr_ev,
+					    w->out.dname, PR_NO_OFFSET,
+					    "event %d: id %" PRIu64 " %s", w->evs.nr_ev,
 					    ids[i], ids[i] ? "is already used" :
 					    "is reserved (perf reads id 0 as "
 					    "\"synthesised\")");
@@ -222,35 +222,35 @@ static int add_event(struct perfring_writer *w, const struct perfring_attr *attr
 		memcpy(e->ids, ids, (size_t)nr_ids * sizeof(uint64_t));
 		e->nr_ids = nr_ids;
 		for (i = 0; i < nr_ids; i++)
-			if (ids[i] >= w->next_id)
-				w->next_id = ids[i] + 1;
+			if (ids[i] >= w->evs.next_id)
+				w->evs.next_id = ids[i] + 1;
 	}
 	e->name = name && *name ? strdup(name) : default_name(&e->attr);
 	if (!e->name) {
 		free(e->ids);
 		return -ENOMEM;
 	}
-	return w->nr_ev++;
+	return w->evs.nr_ev++;
 }
 
 PERFRING_API uint64_t perfring_writer_event_id(const struct perfring_writer *w,
 					       uint32_t idx)
 {
-	if (!w || idx >= (uint32_t)w->nr_ev)
+	if (!w || idx >= (uint32_t)w->evs.nr_ev)
 		return 0;
-	return w->ev[idx].ids[0];
+	return w->evs.ev[idx].ids[0];
 }
 
 static int find_event(const struct perfring_writer *w, uint64_t id)
 {
-	size_t lo = 0, hi = w->nr_idmap;
+	size_t lo = 0, hi = w->evs.nr_idmap;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (w->idmap[mid].id == id)
-			return (int)w->idmap[mid].ev;
-		if (w->idmap[mid].id < id)
+		if (w->evs.idmap[mid].id == id)
+			return (int)w->evs.idmap[mid].ev;
+		if (w->evs.idmap[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -318,7 +318,7 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 			     struct perfring_diag *diag)
 {
 	uint32_t type = pr_get32(p);
-	const struct wr_event *e0 = &w->ev[0], *e;
+	const struct wr_event *e0 = &w->evs.ev[0], *e;
 	int ev = 0;
 	uint64_t t = 0;
 
@@ -326,7 +326,7 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 	if (type >= PERFRING_RECORD_HEADER_ATTR || is_unknown_type(type))
 		return 0;
 	if (type == PERFRING_RECORD_SAMPLE) {
-		if (w->nr_ev > 1) {
+		if (w->evs.nr_ev > 1) {
 			uint64_t id = 0;
 
 			if (perfring_record_id(&e0->attr, p, size, &id) < 0)
@@ -335,7 +335,7 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 			if (ev < 0)
 				goto bad_id;
 		}
-		e = &w->ev[ev];
+		e = &w->evs.ev[ev];
 		if (e->attr.sample_type & PERFRING_SAMPLE_TIME) {
 			uint64_t st = e->attr.sample_type;
 			size_t off = 8 + 8u * (!!(st & PERFRING_SAMPLE_IDENTIFIER) +
@@ -350,7 +350,7 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 		uint64_t st;
 		size_t ts;
 
-		if (w->nr_ev > 1) {
+		if (w->evs.nr_ev > 1) {
 			uint64_t id = 0;
 
 			if (perfring_record_id(&e0->attr, p, size, &id) < 0)
@@ -359,7 +359,7 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 			if (ev < 0)
 				goto bad_id;
 		}
-		e = &w->ev[ev];
+		e = &w->evs.ev[ev];
 		st = e->attr.sample_type;
 		ts = perfring_sample_id_size(st);
 		if (size < 8 + ts)
@@ -373,12 +373,12 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 	return 0;
 
 short_rec:
-	pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+	pr_diag_set(diag, -EINVAL, w->out.dname, PR_NO_OFFSET,
 		    "record of type %" PRIu32 " and %" PRIu32 " bytes is too "
 		    "short for its sample_type", type, size);
 	return -EINVAL;
 bad_id:
-	pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+	pr_diag_set(diag, -EINVAL, w->out.dname, PR_NO_OFFSET,
 		    "record of type %" PRIu32 ": its sample id matches no event "
 		    "(perf would abort)", type);
 	return -EINVAL;
@@ -400,14 +400,14 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, uint32_t sourc
 		wr_copy_err(w, diag);
 		return w->err;
 	}
-	if (source >= (uint32_t)w->nr_src || w->src[source].ended) {
-		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
-			    source >= (uint32_t)w->nr_src ? "no source %" PRIu32 :
+	if (source >= (uint32_t)w->mg.nr_src || w->mg.src[source].ended) {
+		pr_diag_set(diag, -EINVAL, w->out.dname, PR_NO_OFFSET,
+			    source >= (uint32_t)w->mg.nr_src ? "no source %" PRIu32 :
 			    "source %" PRIu32 " was ended", source);
 		return -EINVAL;
 	}
 	if (len < 8 || pr_get16(p + 6) < 8 || pr_get16(p + 6) > len) {
-		pr_diag_set(diag, -EINVAL, w->dname, PR_NO_OFFSET,
+		pr_diag_set(diag, -EINVAL, w->out.dname, PR_NO_OFFSET,
 			    "record size %u does not fit the %zu bytes given",
 			    len >= 8 ? pr_get16(p + 6) : 0, len);
 		return -EINVAL;
@@ -430,14 +430,14 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, uint32_t sourc
 	r = record_event_time(w, p, size, &t, diag);
 	if (r < 0)
 		return r;
-	if (w->build_ids && (type == PERFRING_RECORD_MMAP ||
+	if (w->hd.build_ids && (type == PERFRING_RECORD_MMAP ||
 			     type == PERFRING_RECORD_MMAP2))
 		wr_dso_from_record(w, p, size);
 
-	q = &w->src[source];
+	q = &w->mg.src[source];
 	key = t > q->last_key ? t : q->last_key;
 	q->last_key = key;
-	if (!w->queued_nr && w->n_open - !q->ended == 0) {
+	if (!w->mg.queued_nr && w->mg.n_open - !q->ended == 0) {
 		/*
 		 * Nothing queued, and no other source can still produce
 		 * anything, so nothing older can come: write straight through.
@@ -462,22 +462,22 @@ PERFRING_API int perfring_writer_add_source(struct perfring_writer *w)
 
 	if (!w)
 		return -EINVAL;
-	if (!w->src0_claimed) {
-		w->src0_claimed = 1;
+	if (!w->mg.src0_claimed) {
+		w->mg.src0_claimed = 1;
 		return 0;
 	}
-	ns = realloc(w->src, (size_t)(w->nr_src + 1) * sizeof(*ns));
+	ns = realloc(w->mg.src, (size_t)(w->mg.nr_src + 1) * sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
-	w->src = ns;
-	memset(&ns[w->nr_src], 0, sizeof(*ns));
-	nh = realloc(w->heap, (size_t)(w->nr_src + 1) * sizeof(*nh));
+	w->mg.src = ns;
+	memset(&ns[w->mg.nr_src], 0, sizeof(*ns));
+	nh = realloc(w->mg.heap, (size_t)(w->mg.nr_src + 1) * sizeof(*nh));
 	if (!nh)
 		return -ENOMEM;
-	w->heap = nh;
-	w->n_waiting++;
-	w->n_open++;
-	return w->nr_src++;
+	w->mg.heap = nh;
+	w->mg.n_waiting++;
+	w->mg.n_open++;
+	return w->mg.nr_src++;
 }
 
 PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
@@ -487,18 +487,18 @@ PERFRING_API int perfring_writer_end_source(struct perfring_writer *w,
 	struct wr_source *q;
 	int r;
 
-	if (!w || source >= (uint32_t)w->nr_src) {
-		pr_diag_set(diag, -EINVAL, w ? w->dname : NULL, PR_NO_OFFSET,
+	if (!w || source >= (uint32_t)w->mg.nr_src) {
+		pr_diag_set(diag, -EINVAL, w ? w->out.dname : NULL, PR_NO_OFFSET,
 			    "no source %" PRIu32, source);
 		return -EINVAL;
 	}
-	q = &w->src[source];
+	q = &w->mg.src[source];
 	if (q->ended)
 		return w->err;
 	if (!q->nr)
-		w->n_waiting--;
+		w->mg.n_waiting--;
 	q->ended = 1;
-	w->n_open--;
+	w->mg.n_open--;
 	if (w->err) {
 		wr_copy_err(w, diag);
 		return w->err;
@@ -519,8 +519,8 @@ static void wr_free(struct perfring_writer *w)
 	if (!w)
 		return;
 	wr_bg_stop(w);
-	for (i = 0; i < w->nr_src; i++) {
-		struct wr_chunk *c = w->src[i].head;
+	for (i = 0; i < w->mg.nr_src; i++) {
+		struct wr_chunk *c = w->mg.src[i].head;
 
 		while (c) {
 			struct wr_chunk *n = c->next;
@@ -529,45 +529,45 @@ static void wr_free(struct perfring_writer *w)
 			c = n;
 		}
 	}
-	while (w->spare) {
-		struct wr_chunk *n = w->spare->next;
+	while (w->mg.spare) {
+		struct wr_chunk *n = w->mg.spare->next;
 
-		free(w->spare);
-		w->spare = n;
+		free(w->mg.spare);
+		w->mg.spare = n;
 	}
-	for (i = 0; i < w->nr_ev; i++) {
-		free(w->ev[i].ids);
-		free(w->ev[i].name);
+	for (i = 0; i < w->evs.nr_ev; i++) {
+		free(w->evs.ev[i].ids);
+		free(w->evs.ev[i].name);
 	}
-	for (i = 0; i < w->argc; i++)
-		free(w->argv[i]);
-	free(w->argv);
-	free(w->ev);
-	free(w->idmap);
-	for (k = 0; k < w->cap_dsos; k++)
-		free(w->dsos[k].name);
-	free(w->dsos);
-	free(w->src);
-	free(w->heap);
+	for (i = 0; i < w->hd.argc; i++)
+		free(w->hd.argv[i]);
+	free(w->hd.argv);
+	free(w->evs.ev);
+	free(w->evs.idmap);
+	for (k = 0; k < w->hd.cap_dsos; k++)
+		free(w->hd.dsos[k].name);
+	free(w->hd.dsos);
+	free(w->mg.src);
+	free(w->mg.heap);
 	free(w->drops);
-	free(w->obuf);
-	free(w->path);
-	free(w->tmp);
-	free(w->dname);
-	free(w->hostname);
-	free(w->osrelease);
-	free(w->arch);
-	free(w->version);
-	free(w->kallsyms);
-	pr_wz_free(w->z);
-	free(w->zin);
-	free(w->zrec);
-	free(w->tdata.p);
-	free(w->tracefs);
-	if (w->given)
+	free(w->out.obuf);
+	free(w->out.path);
+	free(w->out.tmp);
+	free(w->out.dname);
+	free(w->hd.hostname);
+	free(w->hd.osrelease);
+	free(w->hd.arch);
+	free(w->hd.version);
+	free(w->hd.kallsyms);
+	pr_wz_free(w->zs.z);
+	free(w->zs.zin);
+	free(w->zs.zrec);
+	free(w->hd.tdata.p);
+	free(w->hd.tracefs);
+	if (w->hd.given)
 		for (k = 0; k < PR_PD_NR_FEAT_IDS; k++)
-			free(w->given[k].p);
-	free(w->given);
+			free(w->hd.given[k].p);
+	free(w->hd.given);
 	free(w);
 }
 
@@ -576,10 +576,10 @@ PERFRING_API void perfring_writer_abort(struct perfring_writer *w)
 	if (!w)
 		return;
 	wr_bg_stop(w);	/* before the fd is closed under it */
-	if (w->own_fd && w->fd >= 0)
-		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
+	if (w->out.own_fd && w->out.fd >= 0)
+		close(w->out.fd);
+	if (w->out.tmp)
+		unlink(w->out.tmp);
 	wr_free(w);
 }
 
@@ -621,20 +621,20 @@ static int set_host(struct perfring_writer *w, const struct perfring_writer_opts
 {
 	struct utsname u;
 
-	w->host_none = o->host == PERFRING_WRITER_HOST_NONE;
-	if (w->host_none)
+	w->hd.host_none = o->host == PERFRING_WRITER_HOST_NONE;
+	if (w->hd.host_none)
 		memset(&u, 0, sizeof(u));	/* only what is given */
 	else if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
-	w->hostname = strdup(o->hostname ? o->hostname : u.nodename);
-	w->osrelease = strdup(o->osrelease ? o->osrelease : u.release);
-	w->arch = strdup(o->arch ? o->arch : u.machine);
-	w->version = o->version ? strdup(o->version) :
+	w->hd.hostname = strdup(o->hostname ? o->hostname : u.nodename);
+	w->hd.osrelease = strdup(o->osrelease ? o->osrelease : u.release);
+	w->hd.arch = strdup(o->arch ? o->arch : u.machine);
+	w->hd.version = o->version ? strdup(o->version) :
 		     strdup("libperfring " PERFRING_VERSION_STRING);
-	w->kallsyms = strdup(o->kallsyms_path ? o->kallsyms_path : "/proc/kallsyms");
-	if (o->tracefs_path && !(w->tracefs = strdup(o->tracefs_path)))
+	w->hd.kallsyms = strdup(o->kallsyms_path ? o->kallsyms_path : "/proc/kallsyms");
+	if (o->tracefs_path && !(w->hd.tracefs = strdup(o->tracefs_path)))
 		return -ENOMEM;
-	return w->hostname && w->osrelease && w->arch && w->version && w->kallsyms ? 0 : -ENOMEM;
+	return w->hd.hostname && w->hd.osrelease && w->hd.arch && w->hd.version && w->hd.kallsyms ? 0 : -ENOMEM;
 }
 
 /* The command line of the CMDLINE feature: argv given, else our own. */
@@ -642,14 +642,14 @@ static int set_cmdline(struct perfring_writer *w, const struct perfring_writer_o
 {
 	if (o->argc <= 0)
 		return wr_read_cmdline(w) < 0 ? -ENOMEM : 0;
-	w->argv = calloc((size_t)o->argc, sizeof(char *));
-	if (!w->argv)
+	w->hd.argv = calloc((size_t)o->argc, sizeof(char *));
+	if (!w->hd.argv)
 		return -ENOMEM;
 	for (int i = 0; i < o->argc; i++) {
-		w->argv[i] = strdup(o->argv[i] ? o->argv[i] : "");
-		if (!w->argv[i])
+		w->hd.argv[i] = strdup(o->argv[i] ? o->argv[i] : "");
+		if (!w->hd.argv[i])
 			return -ENOMEM;
-		w->argc = i + 1;
+		w->hd.argc = i + 1;
 	}
 	return 0;
 }
@@ -662,35 +662,35 @@ static int new_writer(const struct perfring_writer_opts *o, struct perfring_writ
 	*out = w;
 	if (!w)
 		return -ENOMEM;
-	w->fd = -1;
+	w->out.fd = -1;
 	w->keep_unknown = !!o->keep_unknown;
-	w->build_ids = !!o->build_ids;
-	w->kmap = o->kmap;
-	w->window = o->window_bytes ? o->window_bytes : WR_DEFAULT_WINDOW;
-	if (w->window < WR_MIN_WINDOW)
-		w->window = WR_MIN_WINDOW;
-	w->round_bytes = o->round_bytes ? o->round_bytes : WR_DEFAULT_ROUND;
-	w->max_spare = w->window / WR_CHUNK_SIZE / 2 + 1;
-	w->next_id = 1;
-	w->nr_src = 1;
-	w->n_waiting = 1;	/* source 0, empty and not ended */
-	w->n_open = 1;
-	w->src = calloc(1, sizeof(*w->src));
-	w->heap = calloc(1, sizeof(*w->heap));
-	w->obuf = malloc(WR_OBUF_SIZE);
-	if (!w->src || !w->heap || !w->obuf || set_host(w, o) < 0)
+	w->hd.build_ids = !!o->build_ids;
+	w->hd.kmap = o->kmap;
+	w->mg.window = o->window_bytes ? o->window_bytes : WR_DEFAULT_WINDOW;
+	if (w->mg.window < WR_MIN_WINDOW)
+		w->mg.window = WR_MIN_WINDOW;
+	w->mg.round_bytes = o->round_bytes ? o->round_bytes : WR_DEFAULT_ROUND;
+	w->mg.max_spare = w->mg.window / WR_CHUNK_SIZE / 2 + 1;
+	w->evs.next_id = 1;
+	w->mg.nr_src = 1;
+	w->mg.n_waiting = 1;	/* source 0, empty and not ended */
+	w->mg.n_open = 1;
+	w->mg.src = calloc(1, sizeof(*w->mg.src));
+	w->mg.heap = calloc(1, sizeof(*w->mg.heap));
+	w->out.obuf = malloc(WR_OBUF_SIZE);
+	if (!w->mg.src || !w->mg.heap || !w->out.obuf || set_host(w, o) < 0)
 		return -ENOMEM;
 	if (o->tracing_data_size) {
-		pr_buf_put(&w->tdata, o->tracing_data, o->tracing_data_size);
-		w->tdata_given = 1;
-		if (w->tdata.oom)
+		pr_buf_put(&w->hd.tdata, o->tracing_data, o->tracing_data_size);
+		w->hd.tdata_given = 1;
+		if (w->hd.tdata.oom)
 			return -ENOMEM;
 	}
 	if (o->compression_level) {
-		w->zlevel = o->compression_level;
-		w->zin = malloc(PR_WZ_CHUNK);
-		w->zrec = malloc(PR_WZ_REC_MAX);
-		if (!w->zin || !w->zrec || pr_wz_new(w->zlevel, &w->z) < 0)
+		w->zs.zlevel = o->compression_level;
+		w->zs.zin = malloc(PR_WZ_CHUNK);
+		w->zs.zrec = malloc(PR_WZ_REC_MAX);
+		if (!w->zs.zin || !w->zs.zrec || pr_wz_new(w->zs.zlevel, &w->zs.z) < 0)
 			return -ENOMEM;
 	}
 	return set_cmdline(w, o);
@@ -711,17 +711,17 @@ static int open_special(struct perfring_writer *w, const struct perfring_writer_
 		pr_diag_set(diag, -EISDIR, o->path, PR_NO_OFFSET, "is a directory");
 		return -EISDIR;
 	}
-	w->fd = open(o->path, O_WRONLY | O_CLOEXEC | (S_ISREG(st->st_mode) ? O_TRUNC : 0));
-	if (w->fd < 0) {
+	w->out.fd = open(o->path, O_WRONLY | O_CLOEXEC | (S_ISREG(st->st_mode) ? O_TRUNC : 0));
+	if (w->out.fd < 0) {
 		r = -errno;
 		pr_diag_set(diag, r, o->path, PR_NO_OFFSET, "cannot open: %s", strerror(-r));
 		return r;
 	}
-	w->own_fd = 1;
-	if (fstat(w->fd, &sb) < 0)
+	w->out.own_fd = 1;
+	if (fstat(w->out.fd, &sb) < 0)
 		memset(&sb, 0, sizeof(sb));
-	w->pipe = o->pipe_mode || !S_ISREG(sb.st_mode) || lseek(w->fd, 0, SEEK_CUR) < 0;
-	w->file_on_fd = !w->pipe;
+	w->out.pipe = o->pipe_mode || !S_ISREG(sb.st_mode) || lseek(w->out.fd, 0, SEEK_CUR) < 0;
+	w->out.file_on_fd = !w->out.pipe;
 	return 0;
 }
 
@@ -732,22 +732,22 @@ static int open_tmp(struct perfring_writer *w, const struct perfring_writer_opts
 	size_t n = strlen(o->path) + sizeof(".tmp.XXXXXX");
 	int r;
 
-	w->path = strdup(o->path);
-	w->tmp = malloc(n);
-	if (!w->path || !w->tmp)
+	w->out.path = strdup(o->path);
+	w->out.tmp = malloc(n);
+	if (!w->out.path || !w->out.tmp)
 		return -ENOMEM;
-	snprintf(w->tmp, n, "%s.tmp.XXXXXX", o->path);
-	w->fd = mkostemp(w->tmp, O_CLOEXEC);
-	if (w->fd < 0) {
+	snprintf(w->out.tmp, n, "%s.tmp.XXXXXX", o->path);
+	w->out.fd = mkostemp(w->out.tmp, O_CLOEXEC);
+	if (w->out.fd < 0) {
 		r = -errno;
 		pr_diag_set(diag, r, o->path, PR_NO_OFFSET, "cannot create the temporary file %s: %s",
-			    w->tmp, strerror(-r));
-		free(w->tmp);
-		w->tmp = NULL;
+			    w->out.tmp, strerror(-r));
+		free(w->out.tmp);
+		w->out.tmp = NULL;
 		return r;
 	}
-	w->own_fd = 1;
-	w->pipe = !!o->pipe_mode;
+	w->out.own_fd = 1;
+	w->out.pipe = !!o->pipe_mode;
 	return 0;
 }
 
@@ -760,16 +760,16 @@ static int open_fd(struct perfring_writer *w, const struct perfring_writer_opts 
 	int r;
 
 	snprintf(dn, sizeof(dn), "<fd %d>", o->fd);
-	w->dname = strdup(dn);
-	w->fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
-	w->own_fd = w->fd >= 0;
-	if (w->fd < 0 || fstat(o->fd, &sb) < 0) {
+	w->out.dname = strdup(dn);
+	w->out.fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
+	w->out.own_fd = w->out.fd >= 0;
+	if (w->out.fd < 0 || fstat(o->fd, &sb) < 0) {
 		r = -errno;
 		pr_diag_set(diag, r, dn, PR_NO_OFFSET, "bad fd: %s", strerror(-r));
 		return r;
 	}
-	w->pipe = o->pipe_mode || !S_ISREG(sb.st_mode) || lseek(o->fd, 0, SEEK_CUR) < 0;
-	w->file_on_fd = !w->pipe;
+	w->out.pipe = o->pipe_mode || !S_ISREG(sb.st_mode) || lseek(o->fd, 0, SEEK_CUR) < 0;
+	w->out.file_on_fd = !w->out.pipe;
 	return 0;
 }
 
@@ -782,13 +782,13 @@ static int open_output(struct perfring_writer *w, const struct perfring_writer_o
 	if (!o->path)
 		return open_fd(w, o, diag);
 	if (!strcmp(o->path, "-")) {
-		w->fd = STDOUT_FILENO;
-		w->pipe = 1;
-		w->dname = strdup("-");
+		w->out.fd = STDOUT_FILENO;
+		w->out.pipe = 1;
+		w->out.dname = strdup("-");
 		return 0;
 	}
-	w->dname = strdup(o->path);
-	if (!w->dname)
+	w->out.dname = strdup(o->path);
+	if (!w->out.dname)
 		return -ENOMEM;
 	if (stat(o->path, &sb) == 0 &&
 	    (!S_ISREG(sb.st_mode) || !strncmp(o->path, "/dev/", 5) ||
@@ -829,11 +829,11 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 		wr_free(w);
 		return r;
 	}
-	if (!w->dname) {
+	if (!w->out.dname) {
 		perfring_writer_abort(w);
 		return -ENOMEM;
 	}
-	w->st.pipe_mode = w->pipe;
+	w->st.pipe_mode = w->out.pipe;
 	*out = w;
 	return 0;
 }
@@ -845,18 +845,18 @@ static void warn_drops(const struct perfring_writer *w)
 	for (i = 0; i < w->nr_drops; i++)
 		pr_log(PERFRING_LOG_WARN, "%s: dropped %" PRIu64 " record%s of type "
 		       "%" PRIu32 ", which perf 6.1 refuses (keep_unknown keeps them)",
-		       w->dname, w->drops[i].count, w->drops[i].count == 1 ? "" : "s",
+		       w->out.dname, w->drops[i].count, w->drops[i].count == 1 ? "" : "s",
 		       w->drops[i].type);
 	if (w->st.dropped_managed)
 		pr_log(PERFRING_LOG_INFO, "%s: left out %" PRIu64 " records of types "
 		       "the writer writes itself (HEADER_ATTR, HEADER_FEATURE, "
-		       "FINISHED_ROUND, ...)", w->dname, w->st.dropped_managed);
+		       "FINISHED_ROUND, ...)", w->out.dname, w->st.dropped_managed);
 	if (w->st.late)
 		pr_log(PERFRING_LOG_WARN, "%s: %" PRIu64 " records were written older "
 		       "than perf's round limit (a source was fed out of time order "
 		       "or ran more than the merge window ahead); perf will report "
 		       "them as out of order",
-		       w->dname, w->st.late);
+		       w->out.dname, w->st.late);
 }
 
 PERFRING_API int perfring_writer_close(struct perfring_writer *w,
@@ -868,36 +868,36 @@ PERFRING_API int perfring_writer_close(struct perfring_writer *w,
 		return -EINVAL;
 	if (!w->err && !w->started)
 		r = wr_start(w);
-	for (i = 0; i < w->nr_src; i++)
-		w->src[i].ended = 1;
-	w->n_waiting = 0;
-	w->n_open = 0;
+	for (i = 0; i < w->mg.nr_src; i++)
+		w->mg.src[i].ended = 1;
+	w->mg.n_waiting = 0;
+	w->mg.n_open = 0;
 	if (!w->err)
 		r = wr_drain(w, 1);
 	if (!w->err)
 		r = wr_zflush(w);
 	if (!w->err)
-		r = w->pipe ? wr_flush(w) : wr_write_features(w);
-	if (!w->err && w->own_fd) {
-		int fd = w->fd;
+		r = w->out.pipe ? wr_flush(w) : wr_write_features(w);
+	if (!w->err && w->out.own_fd) {
+		int fd = w->out.fd;
 
-		w->fd = -1;
+		w->out.fd = -1;
 		if (close(fd) < 0 && errno != EINTR) {
 			int e = errno;
 
 			r = wr_fail(w, -e, "closing %s: %s",
-				    w->tmp ? w->tmp : "the output", strerror(e));
+				    w->out.tmp ? w->out.tmp : "the output", strerror(e));
 		}
 	}
-	if (!w->err && w->tmp) {
-		if (rename(w->tmp, w->path) < 0) {
+	if (!w->err && w->out.tmp) {
+		if (rename(w->out.tmp, w->out.path) < 0) {
 			int e = errno;
 
 			r = wr_fail(w, -e, "renaming %s into place: %s",
-				    w->tmp, strerror(e));
+				    w->out.tmp, strerror(e));
 		} else {
-			free(w->tmp);
-			w->tmp = NULL;
+			free(w->out.tmp);
+			w->out.tmp = NULL;
 		}
 	}
 	if (w->err) {
