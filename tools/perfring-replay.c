@@ -34,6 +34,7 @@
 #include "jit-bake.h"
 #include "json-codec.h"
 #include "marks-merge.h"
+#include "replay-filter.h"
 #include "tool-common.h"
 
 TOOL_DEFINE_BUILD_PLUGINS_PATH;
@@ -57,6 +58,7 @@ static gboolean opt_host_features;
 static gboolean opt_no_markers;
 static gchar **opt_markers;
 static gchar *opt_span;
+static gchar *opt_time, *opt_pid, *opt_tid, *opt_comm, *opt_cpu, *opt_event;
 
 static const GOptionEntry entries[] = {
 	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
@@ -86,6 +88,22 @@ static const GOptionEntry entries[] = {
 	{ "span", 0, 0, G_OPTION_ARG_STRING, &opt_span,
 	  "Keep only the samples taken on a thread while a span NAME (its outermost "
 	  "one) was open on it, and every side-band record", "NAME" },
+	{ "time", 0, 0, G_OPTION_ARG_STRING, &opt_time,
+	  "Keep only the samples in these times, as perf report --time takes them: "
+	  "START,STOP in seconds (either may be empty; several ranges separated by "
+	  "spaces) or percent slices of the recording (10%/2, 0%-10%, 10%/1,10%/3)",
+	  "RANGES" },
+	{ "pid", 0, 0, G_OPTION_ARG_STRING, &opt_pid,
+	  "Keep only the samples of these processes (comma-separated)", "PID,..." },
+	{ "tid", 0, 0, G_OPTION_ARG_STRING, &opt_tid,
+	  "Keep only the samples of these threads (comma-separated)", "TID,..." },
+	{ "comm", 0, 0, G_OPTION_ARG_STRING, &opt_comm,
+	  "Keep only the samples of threads running these commands (comma-separated)",
+	  "COMM,..." },
+	{ "cpu", 0, 0, G_OPTION_ARG_STRING, &opt_cpu,
+	  "Keep only the samples taken on these CPUs (0-3,6)", "CPUS" },
+	{ "event", 0, 0, G_OPTION_ARG_STRING, &opt_event,
+	  "Keep only the samples of these events (comma-separated names)", "EVENT,..." },
 	{ "host-features", 0, 0, G_OPTION_ARG_NONE, &opt_host_features,
 	  "The inputs were recorded on this machine: give the output this machine's "
 	  "host facts (hostname, os release, CPUs, memory, clock) where the inputs "
@@ -235,6 +253,9 @@ struct input {
 	GQueue pending;			/* pipe mode: struct pending *, read ahead */
 	struct pending *cur;
 	struct perfring_source_record rec;	/* the last one read */
+	const struct perfring_attr **ev_attr;	/* --event: the source's events */
+	bool *ev_keep;				/* and whether --event keeps each */
+	uint32_t nr_ev;
 };
 
 /* A ring's damage, as the reader found it and where it went on. */
@@ -369,6 +390,10 @@ static void input_close(struct input *in)
 		g_free(p->rec);
 		g_free(p);
 	}
+	g_free(in->ev_attr);
+	g_free(in->ev_keep);
+	in->ev_attr = NULL;
+	in->ev_keep = NULL;
 }
 
 /*
@@ -453,6 +478,188 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 		if (record_ok(in->path, *offset, *attr, *rec, *size))
 			return 1;
 	}
+}
+
+/* ---- --time, --pid, --tid, --comm, --cpu, --event (tools/replay-filter.c) --- */
+
+static struct replay_filter *filter;	/* NULL: every sample is kept */
+
+/* Which of an input's events --event keeps; false if it keeps none of any input. */
+static bool filter_events(struct input *in)
+{
+	bool any = false;
+
+	in->nr_ev = perfring_source_nr_events(in->src);
+	in->ev_attr = g_new0(const struct perfring_attr *, in->nr_ev + 1);
+	in->ev_keep = g_new0(bool, in->nr_ev + 1);
+	for (uint32_t i = 0; i < in->nr_ev; i++) {
+		PERFRING_EVENT_DESC(d);
+
+		if (perfring_source_event(in->src, i, &d) < 0)
+			continue;
+		in->ev_attr[i] = d.attr;
+		in->ev_keep[i] = rf_event_wanted(filter, d.name);
+		any |= in->ev_keep[i];
+	}
+	return any;
+}
+
+static bool event_kept(const struct input *in, const struct perfring_attr *attr)
+{
+	for (uint32_t i = 0; i < in->nr_ev; i++)
+		if (in->ev_attr[i] == attr)
+			return in->ev_keep[i];
+	/* not one of the source's own pointers: by contents */
+	for (uint32_t i = 0; i < in->nr_ev; i++)
+		if (attr && in->ev_attr[i] &&
+		    !memcmp(in->ev_attr[i], attr, sizeof(*attr)))
+			return in->ev_keep[i];
+	return !attr;
+}
+
+struct time_bounds {
+	uint64_t first, last;
+	bool any;
+};
+
+static void bounds_add(struct time_bounds *b, uint64_t first, uint64_t last)
+{
+	if (!first && !last)
+		return;
+	if (!b->any || first < b->first)
+		b->first = first;
+	if (!b->any || last > b->last)
+		b->last = last;
+	b->any = true;
+}
+
+static void bounds_scan(void *user, const struct perfring_attr *attr, const void *rec,
+			size_t size)
+{
+	uint64_t t;
+
+	if (((const struct perfring_event_header *)rec)->type != PERFRING_RECORD_SAMPLE)
+		return;
+	t = rf_sample_time(attr, rec, size);
+	if (t)
+		bounds_add(user, t, t);
+}
+
+static int scan_inputs(int nin, char **paths,
+		       void (*fn)(void *user, const struct perfring_attr *attr, const void *rec,
+				  size_t size),
+		       void *user);
+
+/*
+ * Percent slices of --time are of the recording's first to last sample
+ * time: from the inputs' SAMPLE_TIME features (what perf report takes
+ * them from), or where an input has none, from a pass over the samples.
+ */
+static int filter_time_bounds(struct input *in, int nin, char **paths)
+{
+	struct time_bounds b = { 0 };
+	bool scan = false;
+	char err[512];
+
+	for (int i = 0; i < nin && !scan; i++) {
+		struct perfring_perfdata *pd = in[i].is_ring ? NULL :
+					       perfring_source_perfdata(in[i].src);
+		bool found = false;
+
+		for (uint32_t k = 0; pd && k < perfring_perfdata_nr_features(pd); k++) {
+			struct perfring_perfdata_feature f = { .sz = sizeof(f) };
+			uint64_t v[2];
+
+			if (perfring_perfdata_feature(pd, k, &f, NULL) < 0 ||
+			    f.id != PERFRING_FEAT_SAMPLE_TIME || f.size < 16)
+				continue;
+			memcpy(v, f.data, 16);
+			if (perfring_perfdata_needs_swap(pd)) {
+				v[0] = GUINT64_SWAP_LE_BE(v[0]);
+				v[1] = GUINT64_SWAP_LE_BE(v[1]);
+			}
+			bounds_add(&b, v[0], v[1]);
+			found = true;
+		}
+		scan = !found;
+	}
+	if (scan) {
+		b.any = false;
+		for (int i = 0; i < nin; i++)
+			if (!strcmp(paths[i], "-")) {
+				tool_error("--time %s: percents need the recording's first and "
+					   "last sample times, and standard input brings no "
+					   "SAMPLE_TIME feature: name a file", opt_time);
+				return -1;
+			}
+		if (scan_inputs(nin, paths, bounds_scan, &b) < 0)
+			return -1;
+	}
+	if (rf_resolve_time(filter, b.first, b.last, err, sizeof(err)) < 0) {
+		tool_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void comm_scan(void *user, const struct perfring_attr *attr, const void *rec,
+		      size_t size)
+{
+	rf_scan(user, attr, rec, size);
+}
+
+/* --comm: the threads' commands over time, from a first pass over named inputs. */
+static int filter_scan(int nin, char **paths)
+{
+	for (int i = 0; i < nin; i++)
+		if (!strcmp(paths[i], "-")) {
+			tool_error("warning: --comm on standard input: the commands are "
+				   "followed in the input's order, not by time");
+			return 0;
+		}
+	if (scan_inputs(nin, paths, comm_scan, filter) < 0)
+		return -1;
+	rf_scan_done(filter);
+	return 0;
+}
+
+/* The filter of the options, or NULL when none is given; -1: bad option. */
+static int filter_from_options(void)
+{
+	char err[512];
+	int ret = 0;
+
+	if (!opt_time && !opt_pid && !opt_tid && !opt_comm && !opt_cpu && !opt_event)
+		return 0;
+	filter = rf_new();
+	if ((opt_time && rf_set_time(filter, opt_time, err, sizeof(err)) < 0) ||
+	    (opt_pid && rf_set_pids(filter, opt_pid, err, sizeof(err)) < 0) ||
+	    (opt_tid && rf_set_tids(filter, opt_tid, err, sizeof(err)) < 0) ||
+	    (opt_cpu && rf_set_cpus(filter, opt_cpu, err, sizeof(err)) < 0) ||
+	    (opt_comm && rf_set_comms(filter, opt_comm, err, sizeof(err)) < 0) ||
+	    (opt_event && rf_set_events(filter, opt_event, err, sizeof(err)) < 0)) {
+		tool_error("%s", err);
+		ret = -1;
+	}
+	return ret;
+}
+
+/* The summary line; 1 when no sample matched (the output is a valid empty profile). */
+static int filter_summary(void)
+{
+	struct rf_stats st;
+
+	rf_get_stats(filter, &st);
+	fprintf(stderr, "perfring-replay: %" PRIu64 " records kept, %" PRIu64 " dropped "
+		"(samples: %" PRIu64 " kept, %" PRIu64 " dropped by the filter; %" PRIu64
+		" side-band and other records kept)\n", st.kept + st.others, st.dropped,
+		st.kept, st.dropped, st.others);
+	if (!st.kept) {
+		tool_error("no sample matches the filter: %s is a valid profile without "
+			   "samples", opt_output);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- ring + perf.data inputs into a perf.data ------------------------------ */
@@ -1126,6 +1333,21 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 			goto out;
 		any_ring |= in[i].is_ring;
 	}
+	if (filter) {
+		bool any = false;
+
+		for (int i = 0; i < nin; i++)
+			any |= filter_events(&in[i]);
+		if (!any) {
+			tool_error("--event %s: no event of the input%s has that name",
+				   opt_event, nin > 1 ? "s" : "");
+			goto out;
+		}
+		if (rf_time_needs_bounds(filter) && filter_time_bounds(in, nin, paths) < 0)
+			goto out;
+		if (rf_needs_scan(filter) && filter_scan(nin, paths) < 0)
+			goto out;
+	}
 	if (opt_json_out) {
 		GString *line = g_string_new(NULL);
 		const struct perfring_attr **attrs = g_new(const struct perfring_attr *, events->len + 1);
@@ -1216,6 +1438,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 					continue;
 				if (marks && !marks_keep(marks, attr, rec, size))
 					continue;
+				if (filter && !rf_keep(filter, attr, event_kept(&in[i], attr), rec, size))
+					continue;
 				if (marks && marks->m && !(size = marks_fix(marks, attr, &rec, size))) {
 					problem(in[i].path, off, "a record of 65528 bytes or more "
 						"has no room for the sample id that the markers' "
@@ -1253,6 +1477,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	if (marks && marks->spans)
 		tool_error("%" PRIu64 " samples kept, %" PRIu64 " dropped (%" PRIu64 " spans)",
 			   marks->kept, marks->dropped, marks_span_count(marks->spans));
+	if (filter && filter_summary())
+		status = TOOL_EXIT_PROBLEMS;
 out:
 	perfring_writer_abort(w);
 	for (int i = 0; i < nin; i++)
@@ -1558,9 +1784,10 @@ int main(int argc, char **argv)
 	}
 	if (!opt_list_plugins) {
 		if (opt_json_in) {
-			if (argc > 1 || opt_json_out || opt_jit || opt_markers || opt_span) {
+			if (argc > 1 || opt_json_out || opt_jit || opt_markers || opt_span ||
+			    opt_time || opt_pid || opt_tid || opt_comm || opt_cpu || opt_event) {
 				tool_error("--json-in takes no other input (nor --jit, --markers, "
-					   "--span)");
+					   "--span, --time, --pid, --tid, --comm, --cpu, --event)");
 				goto out;
 			}
 			if (!!opt_output == !!opt_ring) {
@@ -1589,6 +1816,8 @@ int main(int argc, char **argv)
 					   "--no-markers");
 				goto out;
 			}
+			if (filter_from_options() < 0)
+				goto out;
 			if (opt_jit && !opt_output) {
 				tool_error("--jit needs -o OUT (the ELFs go beside it)");
 				goto out;
@@ -1626,5 +1855,12 @@ out:
 	g_free(opt_perf_map_dir);
 	g_strfreev(opt_markers);
 	g_free(opt_span);
+	g_free(opt_time);
+	g_free(opt_pid);
+	g_free(opt_tid);
+	g_free(opt_comm);
+	g_free(opt_cpu);
+	g_free(opt_event);
+	rf_free(filter);
 	return status;
 }
