@@ -124,6 +124,8 @@ static const GOptionEntry entries[] = {
 static struct perfring_registry *reg;
 static unsigned problems;
 static unsigned dropped_bad;	/* records record_ok refused: not written */
+/* A pass over inputs whose problems an earlier pass reported: not again. */
+static bool quiet_inputs;
 
 static void problem(const char *file, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 static void problem(const char *file, uint64_t offset, const char *fmt, ...)
@@ -131,6 +133,8 @@ static void problem(const char *file, uint64_t offset, const char *fmt, ...)
 	va_list ap;
 	char *m;
 
+	if (quiet_inputs)
+		return;
 	va_start(ap, fmt);
 	m = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
@@ -253,6 +257,8 @@ struct input {
 	GQueue pending;			/* pipe mode: struct pending *, read ahead */
 	struct pending *cur;
 	struct perfring_source_record rec;	/* the last one read */
+	int copy_fd;			/* records literally at their offset in it, or -1 */
+	uint64_t ring_off, ring_size;	/* a ring: its data area in the file */
 	const struct perfring_attr **ev_attr;	/* --event: the source's events */
 	bool *ev_keep;				/* and whether --event keeps each */
 	uint32_t nr_ev;
@@ -262,6 +268,8 @@ struct input {
 static void on_damage(const struct perfring_diag *d, void *user)
 {
 	(void)user;
+	if (quiet_inputs)
+		return;
 	tool_progress_end();
 	tool_error_diag(d);
 	problems++;
@@ -302,6 +310,19 @@ static int input_open(struct input *in)
 	if (ret < 0)
 		goto diag_fail;
 	in->is_ring = perfring_source_kind(in->src) == PERFRING_SOURCE_RING;
+	in->copy_fd = -1;
+	{
+		struct stat sb;
+		struct perfring_ring *ring = perfring_source_ring(in->src);
+
+		if (in->fd >= 0 && fstat(in->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    (!ring || !(perfring_ring_flags(ring) & PERFRING_RING_OVERWRITE)))
+			in->copy_fd = in->fd;
+		if (ring) {
+			in->ring_off = perfring_ring_data_file_offset(ring);
+			in->ring_size = perfring_ring_data_size(ring);
+		}
+	}
 	if (in->is_ring) {
 		if (!perfring_source_nr_events(in->src)) {
 			tool_error("%s: the ring describes no event", in->path);
@@ -415,7 +436,7 @@ static bool record_ok(const char *file, uint64_t offset, const struct perfring_a
 		return true;
 	/* The offset is the record's; the message says where inside. */
 	problem(file, offset, "%s", d.msg);
-	dropped_bad++;
+	dropped_bad += !quiet_inputs;
 	return false;
 }
 
@@ -459,7 +480,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 		} else {
 			tool_diag_reset(&d);
 			ret = perfring_source_next(in->src, r, &d);
-			if (ret < 0) {
+			if (ret < 0 && !quiet_inputs) {
 				tool_progress_end();
 				problems++;
 				tool_error_diag(&d);
@@ -662,6 +683,29 @@ static int filter_summary(void)
 	return 0;
 }
 
+/*
+ * Where the bytes of rec, the record input_next just gave, also are in the
+ * input file: its offset there, or -1 (decompressed, swapped, wrapped round
+ * a ring's end, read ahead, or changed since).  The writer then copies such
+ * records file to file (perfring_writer_write_at).
+ */
+static int64_t input_at(const struct input *in, const void *rec, size_t size)
+{
+	const struct perfring_source_record *r = &in->rec;
+
+	if (in->copy_fd < 0 || rec != (const void *)r->hdr || size != r->size || r->extra_size)
+		return -1;
+	if (in->is_ring) {
+		uint64_t o = r->offset - in->ring_off;
+
+		return r->offset >= in->ring_off && o < in->ring_size &&
+		       size <= in->ring_size - o ? (int64_t)r->offset : -1;
+	}
+	if (r->flags & (PERFRING_SOURCE_REC_COMPRESSED | PERFRING_SOURCE_REC_SWAPPED))
+		return -1;
+	return (int64_t)r->offset;
+}
+
 /* ---- ring + perf.data inputs into a perf.data ------------------------------ */
 
 static enum perfring_writer_kmap kmap_for(bool default_auto)
@@ -711,13 +755,15 @@ static int writer_add_events(struct perfring_writer *w)
 }
 
 static int writer_put(struct perfring_writer *w, int src, const char *file, uint64_t offset,
-		      const void *rec, size_t size)
+		      const void *rec, size_t size, int fd, int64_t at)
 {
 	struct perfring_diag diag;
 	int ret;
 
 	tool_diag_reset(&diag);
-	ret = perfring_writer_write(w, src, rec, size, &diag);
+	ret = at >= 0 ? perfring_writer_write_at(w, (uint32_t)src, rec, size, fd, (uint64_t)at,
+						 &diag) :
+	      perfring_writer_write(w, (uint32_t)src, rec, size, &diag);
 
 	if (ret == -EINVAL) {
 		problem(file, offset, "%s", diag.msg[0] ? diag.msg : "record refused");
@@ -1012,7 +1058,7 @@ static int jit_feed(struct perfring_writer *w, struct jit_bake *b, int src, bool
 			}
 			return 0;
 		}
-		if (writer_put(w, src, "--jit", 0, rec, size) < 0)
+		if (writer_put(w, src, "--jit", 0, rec, size, -1, -1) < 0)
 			return -1;
 	}
 	return 0;
@@ -1308,18 +1354,82 @@ static int marks_feed(struct perfring_writer *w, struct marks_state *ms, int src
 			}
 			return 0;
 		}
-		if (writer_put(w, src, "markers", 0, rec, size) < 0)
+		if (writer_put(w, src, "markers", 0, rec, size, -1, -1) < 0)
 			return -1;
 	}
 	return 0;
 }
 
+/*
+ * Can the markers be looked for during the pass that writes the output,
+ * instead of in a pass of their own before it?  Only where none was asked
+ * for and that pass can be done again if the input names marker rings:
+ * regular files in, a file out.
+ */
+static bool can_look_for_markers_later(int nin, char **paths)
+{
+	if (opt_no_markers || opt_markers || opt_span || opt_jit || opt_json_out ||
+	    !opt_output || !strcmp(opt_output, "-"))
+		return false;
+	for (int i = 0; i < nin; i++) {
+		struct stat sb;
+
+		if (!strcmp(paths[i], "-") || stat(paths[i], &sb) < 0 || !S_ISREG(sb.st_mode))
+			return false;
+	}
+	return true;
+}
+
+static bool has_marks_event(void)
+{
+	for (size_t i = 0; i < events->len; i++) {
+		const struct event *e = events->pdata[i];
+
+		if (e->attr.type == PERFRING_TYPE_TRACEPOINT && e->name &&
+		    !strcmp(e->name, MARKS_EVENT_NAME))
+			return true;
+	}
+	return false;
+}
+
+static int replay_pass(int nin, char **paths, int argc, char **argv, bool later,
+		       bool *again);
+
+/*
+ * The common case in one pass: the output is written while the input's
+ * maps are looked at for marker rings; only when it names some is the
+ * output written again, with the markers merged (their own pass first).
+ */
 static int replay_inputs(int nin, char **paths, int argc, char **argv)
+{
+	bool again = false;
+	int status = replay_pass(nin, paths, argc, argv,
+				 can_look_for_markers_later(nin, paths), &again);
+
+	if (!again)
+		return status;
+	g_ptr_array_set_size(events, 0);
+	if (filter)
+		rf_reset_stats(filter);
+	done_records = 0;
+	quiet_inputs = true;	/* the first pass reported them */
+	status = replay_pass(nin, paths, argc, argv, false, &again);
+	quiet_inputs = false;
+	return status;
+}
+
+/*
+ * later: look for marker rings while writing (can_look_for_markers_later);
+ * *again set when they were found: nothing is written then.
+ */
+static int replay_pass(int nin, char **paths, int argc, char **argv, bool later,
+		       bool *again)
 {
 	struct input *in = g_new0(struct input, nin);
 	struct perfring_writer *w = NULL;
 	struct jit_bake *bake = NULL;
 	struct marks_state *marks = NULL;
+	struct marks_merge *look = NULL;	/* later: the marker rings named */
 	bool any_ring = false, left, bake_done = false, marks_done = false;
 	int bake_src = -1, marks_src = -1;
 	size_t bake_ev = 0;
@@ -1396,7 +1506,9 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	 */
 	if (opt_jit && !(bake = jit_prepare(nin, paths, &bake_ev)))
 		goto out;
-	if (!opt_no_markers && marks_prepare(in, nin, paths, &marks) < 0)
+	if (later && !has_marks_event())
+		look = marks_merge_new();
+	else if (!later && !opt_no_markers && marks_prepare(in, nin, paths, &marks) < 0)
 		goto out;
 	if (bake && marks && marks->m) {
 		const struct event *e = events->pdata[bake_ev];
@@ -1434,6 +1546,12 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 			for (n = 0; n < BATCH; n++) {
 				if (input_next(&in[i], &rec, &size, &off, &attr) != 1)
 					break;
+				if (look) {
+					uint32_t type = ((const struct perfring_event_header *)rec)->type;
+
+					if (type == PERFRING_RECORD_MMAP || type == PERFRING_RECORD_MMAP2)
+						marks_merge_scan(look, attr, rec, size);
+				}
 				if (bake && jit_bake_drop(bake, attr, rec, size))
 					continue;
 				if (marks && !marks_keep(marks, attr, rec, size))
@@ -1446,7 +1564,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 						"event needs: dropped");
 					continue;
 				}
-				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
+				if (writer_put(w, in[i].source, in[i].path, off, rec, size,
+					       in[i].copy_fd, input_at(&in[i], rec, size)) < 0)
 					goto out;
 				if (!(++done_records % 4096))
 					tool_progress("%" PRIu64 " records...", done_records);
@@ -1464,6 +1583,10 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		}
 	} while (left);
 	tool_progress_end();
+	if (look && marks_merge_nr_rings(look)) {
+		*again = true;	/* with the markers merged */
+		goto out;
+	}
 	if (writer_finish(w) < 0) {
 		w = NULL;
 		goto out;
@@ -1486,6 +1609,7 @@ out:
 	g_free(in);
 	jit_bake_free(bake);
 	marks_state_free(marks);
+	marks_merge_free(look);
 	return status;
 }
 

@@ -664,6 +664,13 @@ bool rf_keep(struct replay_filter *f, const struct perfring_attr *attr, bool eve
 	return keep;
 }
 
+void rf_reset_stats(struct replay_filter *f)
+{
+	memset(&f->st, 0, sizeof(f->st));
+	if (f->comm_of)
+		g_hash_table_remove_all(f->comm_of);
+}
+
 void rf_get_stats(const struct replay_filter *f, struct rf_stats *st)
 {
 	*st = f->st;

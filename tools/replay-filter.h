@@ -64,5 +64,6 @@ struct rf_stats {
 	uint64_t others;		/* other records, all kept */
 };
 void rf_get_stats(const struct replay_filter *f, struct rf_stats *st);
+void rf_reset_stats(struct replay_filter *f);	/* for a pass done again */
 
 #endif
