@@ -34,6 +34,8 @@ REPLAY=$(tool perfring-replay)
 RECORD=$(tool perfring-record)
 EXPORT=$(tool perfring-export)
 RUNSTAT=$B/bench/runstat
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=${BENCH_SRC:-$(dirname "$HERE")}
 PERF=$(command -v perf || true)
 T0=$(date +%s)
 
@@ -126,8 +128,6 @@ fi
 
 # ---- ring-write against LTTng-UST ---------------------------------------
 # Built here, not by automake, so that nothing else depends on LTTng.
-HERE=$(cd "$(dirname "$0")" && pwd)
-SRC=${BENCH_SRC:-$(dirname "$HERE")}
 if pkg-config --exists lttng-ust 2>/dev/null && command -v lttng >/dev/null 2>&1; then
 	${CC:-cc} -O2 -g -std=gnu11 -I"$HERE" -I"$SRC/include" -I"$B/include" \
 		$(pkg-config --cflags glib-2.0 lttng-ust) -o "$B/bench/lttng-bench" \
