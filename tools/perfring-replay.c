@@ -504,6 +504,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 /* ---- --time, --pid, --tid, --comm, --cpu, --event (tools/replay-filter.c) --- */
 
 static struct replay_filter *filter;	/* NULL: every sample is kept */
+static bool filter_ready;		/* its first passes are done */
 
 /* Which of an input's events --event keeps; false if it keeps none of any input. */
 static bool filter_events(struct input *in)
@@ -1453,10 +1454,13 @@ static int replay_pass(int nin, char **paths, int argc, char **argv, bool later,
 				   opt_event, nin > 1 ? "s" : "");
 			goto out;
 		}
-		if (rf_time_needs_bounds(filter) && filter_time_bounds(in, nin, paths) < 0)
+		/* once: a pass done again (markers found) has them */
+		if (!filter_ready && rf_time_needs_bounds(filter) &&
+		    filter_time_bounds(in, nin, paths) < 0)
 			goto out;
-		if (rf_needs_scan(filter) && filter_scan(nin, paths) < 0)
+		if (!filter_ready && rf_needs_scan(filter) && filter_scan(nin, paths) < 0)
 			goto out;
+		filter_ready = true;
 	}
 	if (opt_json_out) {
 		GString *line = g_string_new(NULL);
