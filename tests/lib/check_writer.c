@@ -1446,84 +1446,6 @@ START_TEST(test_random_records)
 }
 END_TEST
 
-/*
- * perfring_writer_write_at: records given with their place in a file (some
- * joined into ranges, some not, some queued by a second source, a range
- * larger than a hand-over) give the same file as perfring_writer_write.
- */
-static void write_at_run(const char *out, int fd, const unsigned char *in,
-			 const size_t *offs, size_t n, int use_at)
-{
-	struct perfring_attr a;
-	struct perfring_writer *w;
-	struct perfring_diag d;
-	char m[1024];
-	int s0, s1;
-
-	PERFRING_WRITER_OPTS(opt, .path = out, .kmap = PERFRING_WRITER_KMAP_NONE,
-			     .host = PERFRING_WRITER_HOST_NONE, .round_bytes = 256 * 1024);
-	w = open_ok(&opt);
-	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
-	s0 = perfring_writer_add_source(w);
-	s1 = perfring_writer_add_source(w);
-	for (size_t i = 0; i < n; i++) {
-		const unsigned char *rec = in + offs[i];
-		size_t len = offs[i + 1] - offs[i];
-		/* in the first half every 97th record from the other source;
-		 * every 13th not "at" */
-		int src = i % 97 == 5 && i < n / 2 ? s1 : s0, r;
-
-		if (use_at && i % 13)
-			r = perfring_writer_write_at(w, (uint32_t)src, rec, len, fd, offs[i], &d);
-		else
-			r = perfring_writer_write(w, (uint32_t)src, rec, len, &d);
-		if (r)
-			ck_abort_msg("write %zu: %d %s", i, r, perfring_diag_format(&d, m, sizeof(m)));
-		if (i == n / 2)
-			ck_assert_int_eq(perfring_writer_end_source(w, (uint32_t)s1, &d), 0);
-	}
-	close_ok(w);
-}
-
-START_TEST(test_write_at)
-{
-	enum { N = 200000 };
-	struct perfring_attr a;
-	char in_path[300], o1[300], o2[300];
-	unsigned char *in = malloc((size_t)N * 64), *f1, *f2;
-	size_t *offs = malloc((N + 1) * sizeof(*offs)), pos = 0, l1, l2;
-	int fd;
-
-	ck_assert_ptr_nonnull(in);
-	ck_assert_ptr_nonnull(offs);
-	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
-	for (size_t i = 0; i < N; i++) {
-		offs[i] = pos;
-		pos += tw_sample(&a, in + pos, 0x400000 + i, 7, 7, 1000 + i, 0, 0, 1);
-	}
-	offs[N] = pos;
-	path_in(in_path, sizeof(in_path), "at-in.bin");
-	path_in(o1, sizeof(o1), "at1.data");
-	path_in(o2, sizeof(o2), "at2.data");
-	fd = open(in_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, in, pos), (ssize_t)pos);
-	write_at_run(o1, fd, in, offs, N, 1);
-	write_at_run(o2, fd, in, offs, N, 0);
-	close(fd);
-	f1 = slurp(o1, &l1);
-	f2 = slurp(o2, &l2);
-	ck_assert_uint_eq(l1, l2);
-	ck_assert_msg(!memcmp(f1, f2, l1), "write_at wrote other bytes than write");
-	ck_assert_uint_gt(l1, pos);
-	free(f1);
-	free(f2);
-	free(in);
-	free(offs);
-}
-END_TEST
-
 /* ------------------------------------------------------------------------ */
 /* Compression (PERF_RECORD_COMPRESSED) and tracing data.                   */
 
@@ -1985,7 +1907,6 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, test_event_validation);
 	tcase_add_test(tc, test_unknown_types);
 	tcase_add_test(tc, test_random_records);
-	tcase_add_test(tc, test_write_at);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("merge");
