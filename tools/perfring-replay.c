@@ -257,8 +257,6 @@ struct input {
 	GQueue pending;			/* pipe mode: struct pending *, read ahead */
 	struct pending *cur;
 	struct perfring_source_record rec;	/* the last one read */
-	int copy_fd;			/* records literally at their offset in it, or -1 */
-	uint64_t ring_off, ring_size;	/* a ring: its data area in the file */
 	const struct perfring_attr **ev_attr;	/* --event: the source's events */
 	bool *ev_keep;				/* and whether --event keeps each */
 	uint32_t nr_ev;
@@ -310,19 +308,6 @@ static int input_open(struct input *in)
 	if (ret < 0)
 		goto diag_fail;
 	in->is_ring = perfring_source_kind(in->src) == PERFRING_SOURCE_RING;
-	in->copy_fd = -1;
-	{
-		struct stat sb;
-		struct perfring_ring *ring = perfring_source_ring(in->src);
-
-		if (in->fd >= 0 && fstat(in->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    (!ring || !(perfring_ring_flags(ring) & PERFRING_RING_OVERWRITE)))
-			in->copy_fd = in->fd;
-		if (ring) {
-			in->ring_off = perfring_ring_data_file_offset(ring);
-			in->ring_size = perfring_ring_data_size(ring);
-		}
-	}
 	if (in->is_ring) {
 		if (!perfring_source_nr_events(in->src)) {
 			tool_error("%s: the ring describes no event", in->path);
@@ -684,29 +669,6 @@ static int filter_summary(void)
 	return 0;
 }
 
-/*
- * Where the bytes of rec, the record input_next just gave, also are in the
- * input file: its offset there, or -1 (decompressed, swapped, wrapped round
- * a ring's end, read ahead, or changed since).  The writer then copies such
- * records file to file (perfring_writer_write_at).
- */
-static int64_t input_at(const struct input *in, const void *rec, size_t size)
-{
-	const struct perfring_source_record *r = &in->rec;
-
-	if (in->copy_fd < 0 || rec != (const void *)r->hdr || size != r->size || r->extra_size)
-		return -1;
-	if (in->is_ring) {
-		uint64_t o = r->offset - in->ring_off;
-
-		return r->offset >= in->ring_off && o < in->ring_size &&
-		       size <= in->ring_size - o ? (int64_t)r->offset : -1;
-	}
-	if (r->flags & (PERFRING_SOURCE_REC_COMPRESSED | PERFRING_SOURCE_REC_SWAPPED))
-		return -1;
-	return (int64_t)r->offset;
-}
-
 /* ---- ring + perf.data inputs into a perf.data ------------------------------ */
 
 static enum perfring_writer_kmap kmap_for(bool default_auto)
@@ -756,15 +718,13 @@ static int writer_add_events(struct perfring_writer *w)
 }
 
 static int writer_put(struct perfring_writer *w, int src, const char *file, uint64_t offset,
-		      const void *rec, size_t size, int fd, int64_t at)
+		      const void *rec, size_t size)
 {
 	struct perfring_diag diag;
 	int ret;
 
 	tool_diag_reset(&diag);
-	ret = at >= 0 ? perfring_writer_write_at(w, (uint32_t)src, rec, size, fd, (uint64_t)at,
-						 &diag) :
-	      perfring_writer_write(w, (uint32_t)src, rec, size, &diag);
+	ret = perfring_writer_write(w, src, rec, size, &diag);
 
 	if (ret == -EINVAL) {
 		problem(file, offset, "%s", diag.msg[0] ? diag.msg : "record refused");
@@ -1059,7 +1019,7 @@ static int jit_feed(struct perfring_writer *w, struct jit_bake *b, int src, bool
 			}
 			return 0;
 		}
-		if (writer_put(w, src, "--jit", 0, rec, size, -1, -1) < 0)
+		if (writer_put(w, src, "--jit", 0, rec, size) < 0)
 			return -1;
 	}
 	return 0;
@@ -1355,7 +1315,7 @@ static int marks_feed(struct perfring_writer *w, struct marks_state *ms, int src
 			}
 			return 0;
 		}
-		if (writer_put(w, src, "markers", 0, rec, size, -1, -1) < 0)
+		if (writer_put(w, src, "markers", 0, rec, size) < 0)
 			return -1;
 	}
 	return 0;
@@ -1568,8 +1528,7 @@ static int replay_pass(int nin, char **paths, int argc, char **argv, bool later,
 						"event needs: dropped");
 					continue;
 				}
-				if (writer_put(w, in[i].source, in[i].path, off, rec, size,
-					       in[i].copy_fd, input_at(&in[i], rec, size)) < 0)
+				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
 					goto out;
 				if (!(++done_records % 4096))
 					tool_progress("%" PRIu64 " records...", done_records);

@@ -298,18 +298,6 @@ PERFRING_API int perfring_writer_write(struct perfring_writer *w, uint32_t sourc
 				       struct perfring_diag *diag);
 
 /*
- * perfring_writer_write, for a record whose bytes (header.size of them) are
- * also those at offset in fd, a regular file that does not change while
- * the writer runs: the writer may then copy them from the file to a file
- * output in the kernel (copy_file_range), with the records next to it in
- * that file, instead of through its buffer.  The output is the same bytes.
- * fd is borrowed until close or abort.  fd < 0: perfring_writer_write.
- */
-PERFRING_API int perfring_writer_write_at(struct perfring_writer *w, uint32_t source,
-					  const void *rec, size_t len, int fd,
-					  uint64_t offset, struct perfring_diag *diag);
-
-/*
  * Flush the merge, write the feature sections, patch the header, and rename
  * the temporary file into place.  Frees w in every case.
  * Returns 0 or the negative errno of the first failure (diag names the

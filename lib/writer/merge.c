@@ -102,119 +102,9 @@ struct wr_bg {
 	unsigned char *buf;		/* the buffer written, or the spare */
 	size_t len;
 	uint64_t off;
-	struct wr_seg *segs;		/* the pieces of buf and files, or the spare */
-	size_t nsegs;			/* 0: just the len bytes of buf */
-	unsigned char *fb;		/* copy_range's fallback buffer */
 	int err;			/* errno of a failed write, 0 */
 	uint64_t err_off;
 };
-
-/*
- * Copy n bytes of file in at ioff to out at ooff: in the kernel
- * (copy_file_range), or where it cannot (another filesystem, an old
- * kernel) through *fb (WR_OBUF_SIZE, allocated on first use).  0, or an
- * errno with *where the output offset it failed at.
- */
-static int copy_range(int out, uint64_t ooff, int in, uint64_t ioff, size_t n,
-		      unsigned char **fb, uint64_t *where)
-{
-	int kernel = 1;
-
-	while (n) {
-		ssize_t r = -1;
-
-		if (kernel) {
-			loff_t i = (loff_t)ioff, o = (loff_t)ooff;
-
-			r = copy_file_range(in, &i, out, &o, n, 0);
-			if (r < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-				      errno == EOPNOTSUPP || errno == EBADF || errno == EPERM)) {
-				kernel = 0;
-				continue;
-			}
-		} else {
-			size_t k = n < WR_OBUF_SIZE ? n : WR_OBUF_SIZE;
-
-			if (!*fb && !(*fb = malloc(WR_OBUF_SIZE))) {
-				*where = ooff;
-				return ENOMEM;
-			}
-			r = pread(in, *fb, k, (off_t)ioff);
-			if (r > 0) {
-				ssize_t wn = 0;
-
-				while (wn < r) {
-					ssize_t x = pwrite(out, *fb + wn, (size_t)(r - wn),
-							   (off_t)(ooff + (uint64_t)wn));
-
-					if (x < 0 && errno == EINTR)
-						continue;
-					if (x <= 0) {
-						*where = ooff + (uint64_t)wn;
-						return x < 0 ? errno : EIO;
-					}
-					wn += x;
-				}
-			}
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {	/* 0: the input got shorter under us */
-			*where = ooff;
-			return r < 0 ? errno : EIO;
-		}
-		n -= (size_t)r;
-		ioff += (uint64_t)r;
-		ooff += (uint64_t)r;
-	}
-	return 0;
-}
-
-/* n bytes at off: 0, or an errno with *where where it failed. */
-static int pwrite_all(int fd, const unsigned char *c, size_t n, uint64_t off, uint64_t *where)
-{
-	while (n) {
-		ssize_t r = pwrite(fd, c, n, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			*where = off;
-			return r < 0 ? errno : EIO;
-		}
-		c += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
-/*
- * A flushed piece of output at off: the len bytes of buf (nsegs 0), or
- * its pieces in order, bytes of buf (fd -1) and ranges of files.
- */
-static int write_segs(int fd, uint64_t off, const unsigned char *buf, size_t len,
-		      const struct wr_seg *segs, size_t nsegs, unsigned char **fb,
-		      uint64_t *where)
-{
-	struct wr_seg one = { -1, 0, len };
-	int e = 0;
-
-	if (!nsegs) {
-		segs = &one;
-		nsegs = 1;
-	}
-	for (size_t i = 0; i < nsegs && !e; i++) {
-		if (segs[i].fd < 0) {
-			e = pwrite_all(fd, buf, segs[i].len, off, where);
-			buf += segs[i].len;
-		} else {
-			e = copy_range(fd, off, segs[i].fd, segs[i].off, segs[i].len, fb, where);
-		}
-		off += segs[i].len;
-	}
-	return e;
-}
 
 static void *wr_bg_main(void *arg)
 {
@@ -222,20 +112,36 @@ static void *wr_bg_main(void *arg)
 
 	pthread_mutex_lock(&bg->mu);
 	for (;;) {
-		uint64_t where = 0;
-		int e;
+		const unsigned char *c;
+		size_t n;
+		uint64_t off;
+		int e = 0;
 
 		while (!bg->busy && !bg->quit)
 			pthread_cond_wait(&bg->cv, &bg->mu);
 		if (!bg->busy)
 			break;
+		c = bg->buf;
+		n = bg->len;
+		off = bg->off;
 		pthread_mutex_unlock(&bg->mu);
-		e = write_segs(bg->fd, bg->off, bg->buf, bg->len, bg->segs, bg->nsegs, &bg->fb,
-			       &where);
+		while (n) {
+			ssize_t r = pwrite(bg->fd, c, n, (off_t)off);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				e = r < 0 ? errno : EIO;
+				break;
+			}
+			c += r;
+			n -= (size_t)r;
+			off += (uint64_t)r;
+		}
 		pthread_mutex_lock(&bg->mu);
 		if (e && !bg->err) {
 			bg->err = e;
-			bg->err_off = where;
+			bg->err_off = off;
 		}
 		bg->busy = 0;
 		pthread_cond_broadcast(&bg->cv);
@@ -281,8 +187,6 @@ void wr_bg_stop(struct perfring_writer *w)
 	pthread_cond_destroy(&bg->cv);
 	pthread_mutex_destroy(&bg->mu);
 	free(bg->buf);
-	free(bg->segs);
-	free(bg->fb);
 	free(bg);
 	w->bg = NULL;
 }
@@ -295,18 +199,15 @@ static int wr_bg_start(struct perfring_writer *w)
 	if (!bg)
 		return -1;
 	bg->buf = malloc(WR_OBUF_SIZE);
-	bg->segs = malloc(WR_MAX_SEGS * sizeof(*bg->segs));
 	bg->fd = w->fd;
-	if (!bg->buf || !bg->segs || pthread_mutex_init(&bg->mu, NULL)) {
+	if (!bg->buf || pthread_mutex_init(&bg->mu, NULL)) {
 		free(bg->buf);
-		free(bg->segs);
 		free(bg);
 		return -1;
 	}
 	if (pthread_cond_init(&bg->cv, NULL)) {
 		pthread_mutex_destroy(&bg->mu);
 		free(bg->buf);
-		free(bg->segs);
 		free(bg);
 		return -1;
 	}
@@ -314,7 +215,6 @@ static int wr_bg_start(struct perfring_writer *w)
 		pthread_cond_destroy(&bg->cv);
 		pthread_mutex_destroy(&bg->mu);
 		free(bg->buf);
-		free(bg->segs);
 		free(bg);
 		return -1;
 	}
@@ -324,35 +224,10 @@ static int wr_bg_start(struct perfring_writer *w)
 
 
 /* The buffer is full: hand it to the helper, go on with the spare. */
-/* Close the open range and the bytes after the last piece into the pieces. */
-static void segs_close(struct perfring_writer *w)
-{
-	if (w->rlen) {
-		w->segs[w->nsegs++] = (struct wr_seg){ w->rfd, w->roff, w->rlen };
-		w->rtotal += w->rlen;
-		w->rlen = 0;
-	}
-	if (w->nsegs && w->olen > w->seg_olen) {
-		w->segs[w->nsegs++] = (struct wr_seg){ -1, 0, w->olen - w->seg_olen };
-		w->seg_olen = w->olen;
-	}
-}
-
-/* After a flush: the output goes on after what was handed over. */
-static void segs_reset(struct perfring_writer *w)
-{
-	w->opos += w->olen + w->rtotal;
-	w->olen = 0;
-	w->seg_olen = 0;
-	w->rtotal = 0;
-	w->nsegs = 0;
-}
-
 static int wr_flush_full(struct perfring_writer *w)
 {
 	struct wr_bg *bg;
 	unsigned char *t;
-	struct wr_seg *ts;
 	int r;
 
 	if (w->pipe || w->err || (!w->bg && (w->bg_failed || wr_bg_start(w) < 0))) {
@@ -364,20 +239,16 @@ static int wr_flush_full(struct perfring_writer *w)
 		return r;
 	bg = w->bg;
 	pthread_mutex_lock(&bg->mu);
-	segs_close(w);
 	t = bg->buf;
 	bg->buf = w->obuf;
 	bg->len = w->olen;
 	bg->off = w->opos;
-	ts = bg->segs;
-	bg->segs = w->segs;
-	bg->nsegs = w->nsegs;
 	bg->busy = 1;
 	pthread_cond_broadcast(&bg->cv);
 	pthread_mutex_unlock(&bg->mu);
 	w->obuf = t;
-	w->segs = ts;
-	segs_reset(w);
+	w->opos += w->olen;
+	w->olen = 0;
 	return 0;
 }
 
@@ -390,25 +261,13 @@ int wr_flush(struct perfring_writer *w)
 		return r;
 	if (w->err)
 		return w->err;
-	if (!w->olen && !w->rlen && !w->nsegs)
+	if (!w->olen)
 		return 0;
-	if (!w->nsegs && !w->rlen) {
-		r = wr_write_all(w, w->obuf, w->olen, w->opos);
-		if (r < 0)
-			return r;
-	} else {
-		uint64_t where = w->opos;
-		int e;
-
-		segs_close(w);
-		e = write_segs(w->fd, w->opos, w->obuf, w->olen, w->segs, w->nsegs, &w->cfb,
-			       &where);
-		if (e)
-			return wr_fail(w, -e, "writing %s at offset %" PRIu64 ": %s",
-				       w->tmp ? w->tmp : "the output", where,
-				       e == EIO ? "its input got shorter" : strerror(e));
-	}
-	segs_reset(w);
+	r = wr_write_all(w, w->obuf, w->olen, w->opos);
+	if (r < 0)
+		return r;
+	w->opos += w->olen;
+	w->olen = 0;
 	return 0;
 }
 
@@ -418,8 +277,6 @@ int wr_out(struct perfring_writer *w, const void *p, size_t n)
 
 	if (w->err)
 		return w->err;
-	if (w->rlen)	/* bytes come after the range */
-		segs_close(w);
 	while (n) {
 		size_t k = WR_OBUF_SIZE - w->olen;
 
@@ -441,39 +298,7 @@ int wr_out(struct perfring_writer *w, const void *p, size_t n)
 
 uint64_t wr_pos(const struct perfring_writer *w)
 {
-	return w->opos + w->olen + w->rtotal + w->rlen;
-}
-
-/*
- * A record of the data section whose bytes are also at.at in file at.fd:
- * added to the range copied file to file, when it follows the range in
- * that file; else written as bytes.
- */
-static int wr_data_at(struct perfring_writer *w, const void *p, size_t n, struct wr_at at)
-{
-	if (at.fd < 0 || w->z || w->pipe || w->err)
-		return wr_data(w, p, n);
-	w->st.data_bytes += n;
-	if (w->rlen && w->rfd == at.fd && w->roff + w->rlen == at.at) {
-		w->rlen += n;
-		return 0;
-	}
-	segs_close(w);
-	/* room for the bytes before it and itself; hand over every few MB */
-	if (w->nsegs + 3 > WR_MAX_SEGS || w->rtotal >= WR_RANGE_MAX) {
-		int r = wr_flush_full(w);
-
-		if (r < 0)
-			return r;
-	}
-	if (!w->nsegs && w->olen) {	/* the bytes before the first range */
-		w->segs[w->nsegs++] = (struct wr_seg){ -1, 0, w->olen };
-		w->seg_olen = w->olen;
-	}
-	w->rfd = at.fd;
-	w->roff = at.at;
-	w->rlen = n;
-	return 0;
+	return w->opos + w->olen;
 }
 
 /* Compress the staged records into one COMPRESSED record. */
@@ -508,7 +333,7 @@ int wr_data(struct perfring_writer *w, const void *p, size_t n)
 	if (!w->z) {
 		w->st.data_bytes += n;
 		/* the common case, a record that fits: no loop, no call */
-		if (!w->err && !w->rlen && n < WR_OBUF_SIZE - w->olen) {
+		if (!w->err && n < WR_OBUF_SIZE - w->olen) {
 			memcpy(w->obuf + w->olen, p, n);
 			w->olen += n;
 			return 0;
@@ -553,7 +378,7 @@ static int write_round(struct perfring_writer *w)
 }
 
 int wr_emit(struct perfring_writer *w, const void *rec, uint32_t size,
-		uint64_t t, int is_sample, struct wr_at at)
+		uint64_t t, int is_sample)
 {
 	int r;
 
@@ -570,7 +395,7 @@ int wr_emit(struct perfring_writer *w, const void *rec, uint32_t size,
 			w->have_sample_time = 1;
 		}
 	}
-	r = wr_data_at(w, rec, size, at);
+	r = wr_data(w, rec, size);
 	if (r < 0)
 		return r;
 	w->st.records++;
@@ -635,12 +460,12 @@ static void heap_push(struct perfring_writer *w, int s)
 }
 
 int wr_src_push(struct perfring_writer *w, int s, const void *rec,
-		    uint32_t size, uint64_t key, uint64_t t, int is_sample, struct wr_at at)
+		    uint32_t size, uint64_t key, uint64_t t, int is_sample)
 {
 	struct wr_source *q = &w->src[s];
 	size_t need = entry_space(size);
 	struct wr_chunk *c = q->tail;
-	struct wr_entry e = { key, t, size, (uint32_t)is_sample, at.at, at.fd, 0 };
+	struct wr_entry e = { key, t, size, (uint32_t)is_sample };
 
 	if (!c || c->cap - c->wr < need) {
 		size_t cap = need > WR_CHUNK_SIZE ? need : WR_CHUNK_SIZE;
@@ -684,7 +509,6 @@ static int heap_pop_emit(struct perfring_writer *w)
 	struct wr_source *q = &w->src[s];
 	struct wr_chunk *c = q->head;
 	struct wr_entry e;
-	struct wr_at at;
 	size_t need;
 	int r;
 
@@ -695,9 +519,7 @@ static int heap_pop_emit(struct perfring_writer *w)
 	w->queued_nr--;
 	if (!q->nr && !q->ended)
 		w->n_waiting++;
-	at.fd = e.fd;
-	at.at = e.at;
-	r = wr_emit(w, c->data + c->rd + sizeof(e), e.size, e.time, (int)e.is_sample, at);
+	r = wr_emit(w, c->data + c->rd + sizeof(e), e.size, e.time, (int)e.is_sample);
 	c->rd += need;
 	if (c->rd == c->wr) {
 		q->head = c->next;

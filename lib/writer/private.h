@@ -47,7 +47,6 @@ PR_HIDDEN long pr_wz_record(struct pr_wz *z, const void *src, size_t n,
 #define WR_PIPE_ATTR_SIZE	PERFRING_ATTR_SIZE_VER7	/* perf < 6.6 reads sizeof */
 #define WR_MAX_ATTR_SIZE	PERFRING_ATTR_SIZE_VER7	/* perf 6.1 refuses more */
 #define WR_OBUF_SIZE		(256u * 1024u)
-#define WR_RANGE_MAX		(8u * 1024u * 1024u)	/* bytes per file-to-file copy */
 #define WR_CHUNK_SIZE		(64u * 1024u)
 #define WR_DEFAULT_WINDOW	(64u * 1024u * 1024u)
 #define WR_MIN_WINDOW		(64u * 1024u)
@@ -74,23 +73,6 @@ struct wr_entry {
 	uint64_t time;			/* 0: none */
 	uint32_t size;
 	uint32_t is_sample;
-	uint64_t at;			/* its offset in file fd (write_at) */
-	int32_t fd;			/* -1: none */
-	uint32_t pad;
-};
-
-/* A piece of output: len bytes of the buffer (fd -1) or of file fd at off. */
-struct wr_seg {
-	int fd;
-	uint64_t off;
-	size_t len;
-};
-#define WR_MAX_SEGS 512
-
-/* Where a record's bytes also are: file fd at offset at (fd -1: nowhere). */
-struct wr_at {
-	int fd;
-	uint64_t at;
 };
 
 struct wr_chunk {
@@ -165,19 +147,6 @@ struct perfring_writer {
 	unsigned char *obuf;
 	size_t olen;
 	uint64_t opos;			/* offset of obuf[0] in the output */
-	/*
-	 * Records given by write_at are copied file to file when flushed:
-	 * the output from opos is the pieces in segs (obuf's bytes and file
-	 * ranges, rtotal bytes of ranges; seg_olen of obuf's bytes in them),
-	 * then obuf's bytes after those, or the open range: rlen bytes of
-	 * file rfd at roff.  No pieces: just obuf's bytes.
-	 */
-	struct wr_seg *segs;
-	size_t nsegs, seg_olen, rtotal;
-	int rfd;
-	uint64_t roff;
-	size_t rlen;
-	unsigned char *cfb;		/* synchronous copies' fallback buffer */
 	struct wr_bg *bg;		/* background writes (file mode), or NULL */
 	int bg_failed;			/* no helper thread: write synchronously */
 	uint64_t data_offset;
@@ -230,9 +199,9 @@ PR_HIDDEN uint64_t wr_pos(const struct perfring_writer *w);
 PR_HIDDEN int wr_zflush(struct perfring_writer *w);
 PR_HIDDEN int wr_data(struct perfring_writer *w, const void *p, size_t n);
 PR_HIDDEN int wr_emit(struct perfring_writer *w, const void *rec, uint32_t size,
-		uint64_t t, int is_sample, struct wr_at at);
+		uint64_t t, int is_sample);
 PR_HIDDEN int wr_src_push(struct perfring_writer *w, int s, const void *rec,
-		    uint32_t size, uint64_t key, uint64_t t, int is_sample, struct wr_at at);
+		    uint32_t size, uint64_t key, uint64_t t, int is_sample);
 PR_HIDDEN int wr_drain(struct perfring_writer *w, int final);
 
 /* features.c */

@@ -384,29 +384,9 @@ bad_id:
 	return -EINVAL;
 }
 
-static int writer_write(struct perfring_writer *w, uint32_t source, const void *rec,
-			size_t len, struct wr_at at, struct perfring_diag *diag);
-
 PERFRING_API int perfring_writer_write(struct perfring_writer *w, uint32_t source,
 				       const void *rec, size_t len,
 				       struct perfring_diag *diag)
-{
-	struct wr_at at = { -1, 0 };
-
-	return writer_write(w, source, rec, len, at, diag);
-}
-
-PERFRING_API int perfring_writer_write_at(struct perfring_writer *w, uint32_t source,
-					  const void *rec, size_t len, int fd,
-					  uint64_t offset, struct perfring_diag *diag)
-{
-	struct wr_at at = { fd, offset };
-
-	return writer_write(w, source, rec, len, at, diag);
-}
-
-static int writer_write(struct perfring_writer *w, uint32_t source, const void *rec,
-			size_t len, struct wr_at at, struct perfring_diag *diag)
 {
 	const unsigned char *p = rec;
 	struct wr_source *q;
@@ -462,12 +442,12 @@ static int writer_write(struct perfring_writer *w, uint32_t source, const void *
 		 * Nothing queued, and no other source can still produce
 		 * anything, so nothing older can come: write straight through.
 		 */
-		r = wr_emit(w, p, size, t, type == PERFRING_RECORD_SAMPLE, at);
+		r = wr_emit(w, p, size, t, type == PERFRING_RECORD_SAMPLE);
 		if (r < 0)
 			wr_copy_err(w, diag);
 		return r;
 	}
-	r = wr_src_push(w, source, p, size, key, t, type == PERFRING_RECORD_SAMPLE, at);
+	r = wr_src_push(w, source, p, size, key, t, type == PERFRING_RECORD_SAMPLE);
 	if (!r)
 		r = wr_drain(w, 0);
 	if (r < 0)
@@ -571,8 +551,6 @@ static void wr_free(struct perfring_writer *w)
 	free(w->heap);
 	free(w->drops);
 	free(w->obuf);
-	free(w->cfb);
-	free(w->segs);
 	free(w->path);
 	free(w->tmp);
 	free(w->dname);
@@ -658,7 +636,6 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	if (!w)
 		return -ENOMEM;
 	w->fd = -1;
-	w->rfd = -1;
 	w->keep_unknown = !!o.keep_unknown;
 	w->build_ids = !!o.build_ids;
 	w->kmap = o.kmap;
@@ -672,7 +649,6 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 	w->src = calloc(1, sizeof(*w->src));
 	w->heap = calloc(1, sizeof(*w->heap));
 	w->obuf = malloc(WR_OBUF_SIZE);
-	w->segs = malloc(WR_MAX_SEGS * sizeof(*w->segs));
 	w->host_none = o.host == PERFRING_WRITER_HOST_NONE;
 	if (w->host_none)
 		memset(&u, 0, sizeof(u));	/* only what is given */
@@ -705,7 +681,7 @@ PERFRING_API int perfring_writer_open(const struct perfring_writer_opts *opts,
 			return -ENOMEM;
 		}
 	}
-	if (!w->src || !w->heap || !w->obuf || !w->segs || !w->hostname || !w->osrelease || !w->arch ||
+	if (!w->src || !w->heap || !w->obuf || !w->hostname || !w->osrelease || !w->arch ||
 	    !w->version || !w->kallsyms) {
 		wr_free(w);
 		return -ENOMEM;
