@@ -49,7 +49,7 @@ tools_perfring_record_CFLAGS = $(TOOL_CFLAGS)
 tools_perfring_record_LDADD = tools/libtool-input.la $(TOOL_LDADD)
 
 bin_PROGRAMS += tools/perfring-replay
-tools_perfring_replay_SOURCES = tools/perfring-replay.c
+tools_perfring_replay_SOURCES = tools/perfring-replay.c tools/replay-filter.c tools/replay-filter.h
 tools_perfring_replay_CPPFLAGS = $(TOOL_CPPFLAGS)
 tools_perfring_replay_CFLAGS = $(TOOL_CFLAGS)
 tools_perfring_replay_LDADD = tools/libtool-json.la tools/libtool-input.la $(TOOL_LDADD)

@@ -34,6 +34,7 @@
 #include "jit-bake.h"
 #include "json-codec.h"
 #include "marks-merge.h"
+#include "replay-filter.h"
 #include "tool-common.h"
 
 TOOL_DEFINE_BUILD_PLUGINS_PATH;
@@ -57,6 +58,7 @@ static gboolean opt_host_features;
 static gboolean opt_no_markers;
 static gchar **opt_markers;
 static gchar *opt_span;
+static gchar *opt_time, *opt_pid, *opt_tid, *opt_comm, *opt_cpu, *opt_event;
 
 static const GOptionEntry entries[] = {
 	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
@@ -86,6 +88,22 @@ static const GOptionEntry entries[] = {
 	{ "span", 0, 0, G_OPTION_ARG_STRING, &opt_span,
 	  "Keep only the samples taken on a thread while a span NAME (its outermost "
 	  "one) was open on it, and every side-band record", "NAME" },
+	{ "time", 0, 0, G_OPTION_ARG_STRING, &opt_time,
+	  "Keep only the samples in these times, as perf report --time takes them: "
+	  "START,STOP in seconds (either may be empty; several ranges separated by "
+	  "spaces) or percent slices of the recording (10%/2, 0%-10%, 10%/1,10%/3)",
+	  "RANGES" },
+	{ "pid", 0, 0, G_OPTION_ARG_STRING, &opt_pid,
+	  "Keep only the samples of these processes (comma-separated)", "PID,..." },
+	{ "tid", 0, 0, G_OPTION_ARG_STRING, &opt_tid,
+	  "Keep only the samples of these threads (comma-separated)", "TID,..." },
+	{ "comm", 0, 0, G_OPTION_ARG_STRING, &opt_comm,
+	  "Keep only the samples of threads running these commands (comma-separated)",
+	  "COMM,..." },
+	{ "cpu", 0, 0, G_OPTION_ARG_STRING, &opt_cpu,
+	  "Keep only the samples taken on these CPUs (0-3,6)", "CPUS" },
+	{ "event", 0, 0, G_OPTION_ARG_STRING, &opt_event,
+	  "Keep only the samples of these events (comma-separated names)", "EVENT,..." },
 	{ "host-features", 0, 0, G_OPTION_ARG_NONE, &opt_host_features,
 	  "The inputs were recorded on this machine: give the output this machine's "
 	  "host facts (hostname, os release, CPUs, memory, clock) where the inputs "
@@ -106,6 +124,8 @@ static const GOptionEntry entries[] = {
 static struct perfring_registry *reg;
 static unsigned problems;
 static unsigned dropped_bad;	/* records record_ok refused: not written */
+/* A pass over inputs whose problems an earlier pass reported: not again. */
+static bool quiet_inputs;
 
 static void problem(const char *file, uint64_t offset, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 static void problem(const char *file, uint64_t offset, const char *fmt, ...)
@@ -113,6 +133,8 @@ static void problem(const char *file, uint64_t offset, const char *fmt, ...)
 	va_list ap;
 	char *m;
 
+	if (quiet_inputs)
+		return;
 	va_start(ap, fmt);
 	m = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
@@ -235,12 +257,17 @@ struct input {
 	GQueue pending;			/* pipe mode: struct pending *, read ahead */
 	struct pending *cur;
 	struct perfring_source_record rec;	/* the last one read */
+	const struct perfring_attr **ev_attr;	/* --event: the source's events */
+	bool *ev_keep;				/* and whether --event keeps each */
+	uint32_t nr_ev;
 };
 
 /* A ring's damage, as the reader found it and where it went on. */
 static void on_damage(const struct perfring_diag *d, void *user)
 {
 	(void)user;
+	if (quiet_inputs)
+		return;
 	tool_progress_end();
 	tool_error_diag(d);
 	problems++;
@@ -369,6 +396,10 @@ static void input_close(struct input *in)
 		g_free(p->rec);
 		g_free(p);
 	}
+	g_free(in->ev_attr);
+	g_free(in->ev_keep);
+	in->ev_attr = NULL;
+	in->ev_keep = NULL;
 }
 
 /*
@@ -390,7 +421,7 @@ static bool record_ok(const char *file, uint64_t offset, const struct perfring_a
 		return true;
 	/* The offset is the record's; the message says where inside. */
 	problem(file, offset, "%s", d.msg);
-	dropped_bad++;
+	dropped_bad += !quiet_inputs;
 	return false;
 }
 
@@ -434,7 +465,7 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 		} else {
 			tool_diag_reset(&d);
 			ret = perfring_source_next(in->src, r, &d);
-			if (ret < 0) {
+			if (ret < 0 && !quiet_inputs) {
 				tool_progress_end();
 				problems++;
 				tool_error_diag(&d);
@@ -453,6 +484,189 @@ static int input_next(struct input *in, const void **rec, size_t *size, uint64_t
 		if (record_ok(in->path, *offset, *attr, *rec, *size))
 			return 1;
 	}
+}
+
+/* ---- --time, --pid, --tid, --comm, --cpu, --event (tools/replay-filter.c) --- */
+
+static struct replay_filter *filter;	/* NULL: every sample is kept */
+static bool filter_ready;		/* its first passes are done */
+
+/* Which of an input's events --event keeps; false if it keeps none of any input. */
+static bool filter_events(struct input *in)
+{
+	bool any = false;
+
+	in->nr_ev = perfring_source_nr_events(in->src);
+	in->ev_attr = g_new0(const struct perfring_attr *, in->nr_ev + 1);
+	in->ev_keep = g_new0(bool, in->nr_ev + 1);
+	for (uint32_t i = 0; i < in->nr_ev; i++) {
+		PERFRING_EVENT_DESC(d);
+
+		if (perfring_source_event(in->src, i, &d) < 0)
+			continue;
+		in->ev_attr[i] = d.attr;
+		in->ev_keep[i] = rf_event_wanted(filter, d.name);
+		any |= in->ev_keep[i];
+	}
+	return any;
+}
+
+static bool event_kept(const struct input *in, const struct perfring_attr *attr)
+{
+	for (uint32_t i = 0; i < in->nr_ev; i++)
+		if (in->ev_attr[i] == attr)
+			return in->ev_keep[i];
+	/* not one of the source's own pointers: by contents */
+	for (uint32_t i = 0; i < in->nr_ev; i++)
+		if (attr && in->ev_attr[i] &&
+		    !memcmp(in->ev_attr[i], attr, sizeof(*attr)))
+			return in->ev_keep[i];
+	return !attr;
+}
+
+struct time_bounds {
+	uint64_t first, last;
+	bool any;
+};
+
+static void bounds_add(struct time_bounds *b, uint64_t first, uint64_t last)
+{
+	if (!first && !last)
+		return;
+	if (!b->any || first < b->first)
+		b->first = first;
+	if (!b->any || last > b->last)
+		b->last = last;
+	b->any = true;
+}
+
+static void bounds_scan(void *user, const struct perfring_attr *attr, const void *rec,
+			size_t size)
+{
+	uint64_t t;
+
+	if (((const struct perfring_event_header *)rec)->type != PERFRING_RECORD_SAMPLE)
+		return;
+	t = rf_sample_time(attr, rec, size);
+	if (t)
+		bounds_add(user, t, t);
+}
+
+static int scan_inputs(int nin, char **paths,
+		       void (*fn)(void *user, const struct perfring_attr *attr, const void *rec,
+				  size_t size),
+		       void *user);
+
+/*
+ * Percent slices of --time are of the recording's first to last sample
+ * time: from the inputs' SAMPLE_TIME features (what perf report takes
+ * them from), or where an input has none, from a pass over the samples.
+ */
+static int filter_time_bounds(struct input *in, int nin, char **paths)
+{
+	struct time_bounds b = { 0 };
+	bool scan = false;
+	char err[512];
+
+	for (int i = 0; i < nin && !scan; i++) {
+		struct perfring_perfdata *pd = in[i].is_ring ? NULL :
+					       perfring_source_perfdata(in[i].src);
+		bool found = false;
+
+		for (uint32_t k = 0; pd && k < perfring_perfdata_nr_features(pd); k++) {
+			struct perfring_perfdata_feature f = { .sz = sizeof(f) };
+			uint64_t v[2];
+
+			if (perfring_perfdata_feature(pd, k, &f, NULL) < 0 ||
+			    f.id != PERFRING_FEAT_SAMPLE_TIME || f.size < 16)
+				continue;
+			memcpy(v, f.data, 16);
+			if (perfring_perfdata_needs_swap(pd)) {
+				v[0] = GUINT64_SWAP_LE_BE(v[0]);
+				v[1] = GUINT64_SWAP_LE_BE(v[1]);
+			}
+			bounds_add(&b, v[0], v[1]);
+			found = true;
+		}
+		scan = !found;
+	}
+	if (scan) {
+		b.any = false;
+		for (int i = 0; i < nin; i++)
+			if (!strcmp(paths[i], "-")) {
+				tool_error("--time %s: percents need the recording's first and "
+					   "last sample times, and standard input brings no "
+					   "SAMPLE_TIME feature: name a file", opt_time);
+				return -1;
+			}
+		if (scan_inputs(nin, paths, bounds_scan, &b) < 0)
+			return -1;
+	}
+	if (rf_resolve_time(filter, b.first, b.last, err, sizeof(err)) < 0) {
+		tool_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void comm_scan(void *user, const struct perfring_attr *attr, const void *rec,
+		      size_t size)
+{
+	rf_scan(user, attr, rec, size);
+}
+
+/* --comm: the threads' commands over time, from a first pass over named inputs. */
+static int filter_scan(int nin, char **paths)
+{
+	for (int i = 0; i < nin; i++)
+		if (!strcmp(paths[i], "-")) {
+			tool_error("warning: --comm on standard input: the commands are "
+				   "followed in the input's order, not by time");
+			return 0;
+		}
+	if (scan_inputs(nin, paths, comm_scan, filter) < 0)
+		return -1;
+	rf_scan_done(filter);
+	return 0;
+}
+
+/* The filter of the options, or NULL when none is given; -1: bad option. */
+static int filter_from_options(void)
+{
+	char err[512];
+	int ret = 0;
+
+	if (!opt_time && !opt_pid && !opt_tid && !opt_comm && !opt_cpu && !opt_event)
+		return 0;
+	filter = rf_new();
+	if ((opt_time && rf_set_time(filter, opt_time, err, sizeof(err)) < 0) ||
+	    (opt_pid && rf_set_pids(filter, opt_pid, err, sizeof(err)) < 0) ||
+	    (opt_tid && rf_set_tids(filter, opt_tid, err, sizeof(err)) < 0) ||
+	    (opt_cpu && rf_set_cpus(filter, opt_cpu, err, sizeof(err)) < 0) ||
+	    (opt_comm && rf_set_comms(filter, opt_comm, err, sizeof(err)) < 0) ||
+	    (opt_event && rf_set_events(filter, opt_event, err, sizeof(err)) < 0)) {
+		tool_error("%s", err);
+		ret = -1;
+	}
+	return ret;
+}
+
+/* The summary line; 1 when no sample matched (the output is a valid empty profile). */
+static int filter_summary(void)
+{
+	struct rf_stats st;
+
+	rf_get_stats(filter, &st);
+	fprintf(stderr, "perfring-replay: %" PRIu64 " records kept, %" PRIu64 " dropped "
+		"(samples: %" PRIu64 " kept, %" PRIu64 " dropped by the filter; %" PRIu64
+		" side-band and other records kept)\n", st.kept + st.others, st.dropped,
+		st.kept, st.dropped, st.others);
+	if (!st.kept) {
+		tool_error("no sample matches the filter: %s is a valid profile without "
+			   "samples", opt_output);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- ring + perf.data inputs into a perf.data ------------------------------ */
@@ -1107,12 +1321,76 @@ static int marks_feed(struct perfring_writer *w, struct marks_state *ms, int src
 	return 0;
 }
 
+/*
+ * Can the markers be looked for during the pass that writes the output,
+ * instead of in a pass of their own before it?  Only where none was asked
+ * for and that pass can be done again if the input names marker rings:
+ * regular files in, a file out.
+ */
+static bool can_look_for_markers_later(int nin, char **paths)
+{
+	if (opt_no_markers || opt_markers || opt_span || opt_jit || opt_json_out ||
+	    !opt_output || !strcmp(opt_output, "-"))
+		return false;
+	for (int i = 0; i < nin; i++) {
+		struct stat sb;
+
+		if (!strcmp(paths[i], "-") || stat(paths[i], &sb) < 0 || !S_ISREG(sb.st_mode))
+			return false;
+	}
+	return true;
+}
+
+static bool has_marks_event(void)
+{
+	for (size_t i = 0; i < events->len; i++) {
+		const struct event *e = events->pdata[i];
+
+		if (e->attr.type == PERFRING_TYPE_TRACEPOINT && e->name &&
+		    !strcmp(e->name, MARKS_EVENT_NAME))
+			return true;
+	}
+	return false;
+}
+
+static int replay_pass(int nin, char **paths, int argc, char **argv, bool later,
+		       bool *again);
+
+/*
+ * The common case in one pass: the output is written while the input's
+ * maps are looked at for marker rings; only when it names some is the
+ * output written again, with the markers merged (their own pass first).
+ */
 static int replay_inputs(int nin, char **paths, int argc, char **argv)
+{
+	bool again = false;
+	int status = replay_pass(nin, paths, argc, argv,
+				 can_look_for_markers_later(nin, paths), &again);
+
+	if (!again)
+		return status;
+	g_ptr_array_set_size(events, 0);
+	if (filter)
+		rf_reset_stats(filter);
+	done_records = 0;
+	quiet_inputs = true;	/* the first pass reported them */
+	status = replay_pass(nin, paths, argc, argv, false, &again);
+	quiet_inputs = false;
+	return status;
+}
+
+/*
+ * later: look for marker rings while writing (can_look_for_markers_later);
+ * *again set when they were found: nothing is written then.
+ */
+static int replay_pass(int nin, char **paths, int argc, char **argv, bool later,
+		       bool *again)
 {
 	struct input *in = g_new0(struct input, nin);
 	struct perfring_writer *w = NULL;
 	struct jit_bake *bake = NULL;
 	struct marks_state *marks = NULL;
+	struct marks_merge *look = NULL;	/* later: the marker rings named */
 	bool any_ring = false, left, bake_done = false, marks_done = false;
 	int bake_src = -1, marks_src = -1;
 	size_t bake_ev = 0;
@@ -1125,6 +1403,24 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		if (input_open(&in[i]) < 0)
 			goto out;
 		any_ring |= in[i].is_ring;
+	}
+	if (filter) {
+		bool any = false;
+
+		for (int i = 0; i < nin; i++)
+			any |= filter_events(&in[i]);
+		if (!any) {
+			tool_error("--event %s: no event of the input%s has that name",
+				   opt_event, nin > 1 ? "s" : "");
+			goto out;
+		}
+		/* once: a pass done again (markers found) has them */
+		if (!filter_ready && rf_time_needs_bounds(filter) &&
+		    filter_time_bounds(in, nin, paths) < 0)
+			goto out;
+		if (!filter_ready && rf_needs_scan(filter) && filter_scan(nin, paths) < 0)
+			goto out;
+		filter_ready = true;
 	}
 	if (opt_json_out) {
 		GString *line = g_string_new(NULL);
@@ -1174,7 +1470,9 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	 */
 	if (opt_jit && !(bake = jit_prepare(nin, paths, &bake_ev)))
 		goto out;
-	if (!opt_no_markers && marks_prepare(in, nin, paths, &marks) < 0)
+	if (later && !has_marks_event())
+		look = marks_merge_new();
+	else if (!later && !opt_no_markers && marks_prepare(in, nin, paths, &marks) < 0)
 		goto out;
 	if (bake && marks && marks->m) {
 		const struct event *e = events->pdata[bake_ev];
@@ -1212,9 +1510,17 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 			for (n = 0; n < BATCH; n++) {
 				if (input_next(&in[i], &rec, &size, &off, &attr) != 1)
 					break;
+				if (look) {
+					uint32_t type = ((const struct perfring_event_header *)rec)->type;
+
+					if (type == PERFRING_RECORD_MMAP || type == PERFRING_RECORD_MMAP2)
+						marks_merge_scan(look, attr, rec, size);
+				}
 				if (bake && jit_bake_drop(bake, attr, rec, size))
 					continue;
 				if (marks && !marks_keep(marks, attr, rec, size))
+					continue;
+				if (filter && !rf_keep(filter, attr, event_kept(&in[i], attr), rec, size))
 					continue;
 				if (marks && marks->m && !(size = marks_fix(marks, attr, &rec, size))) {
 					problem(in[i].path, off, "a record of 65528 bytes or more "
@@ -1240,6 +1546,10 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 		}
 	} while (left);
 	tool_progress_end();
+	if (look && marks_merge_nr_rings(look)) {
+		*again = true;	/* with the markers merged */
+		goto out;
+	}
 	if (writer_finish(w) < 0) {
 		w = NULL;
 		goto out;
@@ -1253,6 +1563,8 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	if (marks && marks->spans)
 		tool_error("%" PRIu64 " samples kept, %" PRIu64 " dropped (%" PRIu64 " spans)",
 			   marks->kept, marks->dropped, marks_span_count(marks->spans));
+	if (filter && filter_summary())
+		status = TOOL_EXIT_PROBLEMS;
 out:
 	perfring_writer_abort(w);
 	for (int i = 0; i < nin; i++)
@@ -1260,6 +1572,7 @@ out:
 	g_free(in);
 	jit_bake_free(bake);
 	marks_state_free(marks);
+	marks_merge_free(look);
 	return status;
 }
 
@@ -1558,9 +1871,10 @@ int main(int argc, char **argv)
 	}
 	if (!opt_list_plugins) {
 		if (opt_json_in) {
-			if (argc > 1 || opt_json_out || opt_jit || opt_markers || opt_span) {
+			if (argc > 1 || opt_json_out || opt_jit || opt_markers || opt_span ||
+			    opt_time || opt_pid || opt_tid || opt_comm || opt_cpu || opt_event) {
 				tool_error("--json-in takes no other input (nor --jit, --markers, "
-					   "--span)");
+					   "--span, --time, --pid, --tid, --comm, --cpu, --event)");
 				goto out;
 			}
 			if (!!opt_output == !!opt_ring) {
@@ -1589,6 +1903,8 @@ int main(int argc, char **argv)
 					   "--no-markers");
 				goto out;
 			}
+			if (filter_from_options() < 0)
+				goto out;
 			if (opt_jit && !opt_output) {
 				tool_error("--jit needs -o OUT (the ELFs go beside it)");
 				goto out;
@@ -1626,5 +1942,12 @@ out:
 	g_free(opt_perf_map_dir);
 	g_strfreev(opt_markers);
 	g_free(opt_span);
+	g_free(opt_time);
+	g_free(opt_pid);
+	g_free(opt_tid);
+	g_free(opt_comm);
+	g_free(opt_cpu);
+	g_free(opt_event);
+	rf_free(filter);
 	return status;
 }

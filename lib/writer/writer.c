@@ -890,6 +890,18 @@ PERFRING_API int perfring_writer_close(struct perfring_writer *w,
 		}
 	}
 	if (!w->err && w->out.tmp) {
+		struct stat sb;
+
+		/*
+		 * An old regular file of that name is unlinked first, not
+		 * renamed over: ext4 (auto_da_alloc) writes back a file
+		 * renamed over another before rename returns, which made
+		 * replacing an output several times slower than writing a
+		 * new one.  The final name is then briefly absent, never
+		 * half written.
+		 */
+		if (lstat(w->out.path, &sb) == 0 && S_ISREG(sb.st_mode))
+			(void)unlink(w->out.path);
 		if (rename(w->out.tmp, w->out.path) < 0) {
 			int e = errno;
 

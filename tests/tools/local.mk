@@ -88,6 +88,8 @@ check_PROGRAMS += tests/tools/pd-rewrite
 tests_tools_pd_rewrite_SOURCES = tests/tools/pd-rewrite.c
 tests_tools_pd_rewrite_LDADD =
 TOOLS_SH_TESTS += tests/tools/replay-compressed2.sh tests/tools/replay-early-mmap2.sh
+# Filtered rewrites against perf report with the same filter (issue 29).
+TOOLS_SH_TESTS += tests/tools/replay-filter.sh
 
 # Hostile conditions through the tools: perf.data files cut at every record
 # boundary (truncated-input.sh), an output that cannot be written
