@@ -604,8 +604,13 @@ static int chunk_close(struct rec *r)
 		r->jit.elfs += js.elfs;
 		r->jit.functions = MAX(r->jit.functions, js.functions);
 	}
-	tool_error("chunk %" PRIu64 " complete: %s, %" PRIu64 " samples", r->nchunks + 1,
-		   r->chunk, r->chunk_samples);
+	{
+		struct stat st;
+
+		tool_error("chunk %" PRIu64 " complete: %s, %" PRIu64 " samples, %.3f MB",
+			   r->nchunks + 1, r->chunk, r->chunk_samples,
+			   stat(r->chunk, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0.0);
+	}
 	g_queue_push_tail(&r->chunks, r->chunk);
 	r->chunk = NULL;
 	r->nchunks++;

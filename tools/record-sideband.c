@@ -16,11 +16,13 @@
 struct sb_map {
 	struct perfring_mmap2 m;	/* m.filename owned (NUL-terminated) */
 	uint32_t type;			/* MMAP or MMAP2, as seen (emitted as MMAP2) */
+	uint64_t time;			/* of its record (sample_id_all), 0 if none */
 };
 
 struct sb_proc {
 	uint32_t pid;
 	GArray *maps;			/* struct sb_map, by addr */
+	uint64_t exec_time;		/* of its latest COMM exec */
 	int64_t exited;			/* chunk of its EXIT, -1 while alive */
 };
 
@@ -107,17 +109,22 @@ void sideband_free(struct sideband *t)
 	g_free(t);
 }
 
-static int decode(struct sideband *t, const void *rec, size_t size, void *out, size_t out_size)
+/* The typed record, and its time (0 without a trailer time). */
+static int decode(struct sideband *t, const void *rec, size_t size, void *out, size_t out_size,
+		  uint64_t *time)
 {
 	struct perfring_event_header h;
 	const struct perfring_plugin *p;
+	struct perfring_sample_id sid = { 0 };
 
 	memcpy(&h, rec, sizeof(h));
 	p = perfring_registry_find(t->reg, h.type);
-	if (!p || perfring_plugin_decode(p, &t->attr, rec, size, out, out_size, NULL, NULL) < 0) {
+	if (!p || perfring_plugin_decode(p, &t->attr, rec, size, out, out_size, &sid, NULL) < 0) {
 		t->undecodable++;
 		return -1;
 	}
+	*time = (t->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL) &&
+		(t->attr.sample_type & PERFRING_SAMPLE_TIME) ? sid.time : 0;
 	return 0;
 }
 
@@ -133,14 +140,29 @@ static struct sb_map piece(const struct sb_map *m, uint64_t lo, uint64_t hi)
 	return c;
 }
 
-/* The kernel's mmap replaces what it overlaps: cut the older maps. */
-static void add_map(struct sb_proc *pr, const struct perfring_mmap2 *m, uint32_t type)
+/*
+ * The kernel's mmap replaces what it overlaps: cut the older maps.  The
+ * rings are read one after the other, so records come only roughly in
+ * time order: a map older than the process's exec, or than a map it
+ * overlaps, came late and is left out.
+ */
+static void add_map(struct sb_proc *pr, const struct perfring_mmap2 *m, uint32_t type,
+		    uint64_t time)
 {
 	uint64_t lo = m->addr, hi = m->addr + m->len;
-	GArray *keep = g_array_sized_new(FALSE, FALSE, sizeof(struct sb_map), pr->maps->len + 2);
-	struct sb_map n = { .m = *m, .type = type };
+	GArray *keep;
+	struct sb_map n = { .m = *m, .type = type, .time = time };
 	guint i;
 
+	if (time < pr->exec_time)
+		return;
+	for (i = 0; i < pr->maps->len; i++) {
+		const struct sb_map *o = &g_array_index(pr->maps, struct sb_map, i);
+
+		if (o->m.addr < hi && o->m.addr + o->m.len > lo && o->time > time)
+			return;
+	}
+	keep = g_array_sized_new(FALSE, FALSE, sizeof(struct sb_map), pr->maps->len + 2);
 	for (i = 0; i < pr->maps->len; i++) {
 		struct sb_map *o = &g_array_index(pr->maps, struct sb_map, i);
 		uint64_t olo = o->m.addr, ohi = o->m.addr + o->m.len;
@@ -173,6 +195,7 @@ static void add_map(struct sb_proc *pr, const struct perfring_mmap2 *m, uint32_t
 void sideband_see(struct sideband *t, const void *rec, size_t size)
 {
 	struct perfring_event_header h;
+	uint64_t time;
 
 	memcpy(&h, rec, sizeof(h));
 	switch (h.type) {
@@ -180,12 +203,21 @@ void sideband_see(struct sideband *t, const void *rec, size_t size)
 		struct perfring_comm c = PERFRING_COMM_INIT;
 		struct sb_thread *th;
 
-		if (decode(t, rec, size, &c, sizeof(c)) < 0)
+		if (decode(t, rec, size, &c, sizeof(c), &time) < 0)
 			break;
 		if (c.exec) {
+			/* The old image goes; maps of the new one may be here already. */
 			struct sb_proc *pr = proc_get(t, c.pid);
+			guint i = 0;
 
-			g_array_set_size(pr->maps, 0);
+			if (time > pr->exec_time)
+				pr->exec_time = time;
+			while (i < pr->maps->len) {
+				if (g_array_index(pr->maps, struct sb_map, i).time < time || !time)
+					g_array_remove_index(pr->maps, i);
+				else
+					i++;
+			}
 		}
 		th = thread_get(t, c.pid, c.tid);
 		memcpy(th->comm.comm, c.comm, sizeof(c.comm));
@@ -196,16 +228,16 @@ void sideband_see(struct sideband *t, const void *rec, size_t size)
 	case PERFRING_RECORD_MMAP2: {
 		struct perfring_mmap2 m = PERFRING_MMAP2_INIT;
 
-		if (decode(t, rec, size, &m, sizeof(m)) < 0 || m.len == 0)
+		if (decode(t, rec, size, &m, sizeof(m), &time) < 0 || m.len == 0)
 			break;
-		add_map(proc_get(t, m.pid), &m, h.type);
+		add_map(proc_get(t, m.pid), &m, h.type, time);
 		break;
 	}
 	case PERFRING_RECORD_FORK: {
 		struct perfring_task k = { 0 };
 		struct sb_thread *parent, *child;
 
-		if (decode(t, rec, size, &k, sizeof(k)) < 0)
+		if (decode(t, rec, size, &k, sizeof(k), &time) < 0)
 			break;
 		parent = g_hash_table_lookup(t->threads, GUINT_TO_POINTER(k.ptid));
 		child = thread_get(t, k.pid, k.tid);
@@ -227,17 +259,21 @@ void sideband_see(struct sideband *t, const void *rec, size_t size)
 			pr->exited = -1;
 			pr->maps = g_array_new(FALSE, FALSE, sizeof(struct sb_map));
 			g_array_set_clear_func(pr->maps, map_clear);
+			pr->exec_time = 0;
 			for (guint i = 0; pp && i < pp->maps->len; i++) {
 				const struct sb_map *o = &g_array_index(pp->maps, struct sb_map, i);
-				struct sb_map c = piece(o, o->m.addr, o->m.addr + o->m.len);
+				struct sb_map c;
 
+				if (time && o->time > time)	/* mapped after the fork */
+					continue;
+				c = piece(o, o->m.addr, o->m.addr + o->m.len);
 				c.m.pid = c.m.tid = k.pid;
 				g_array_append_val(pr->maps, c);
 			}
 			for (guint i = 0; i < own->len; i++) {
 				const struct sb_map *o = &g_array_index(own, struct sb_map, i);
 
-				add_map(pr, &o->m, o->type);
+				add_map(pr, &o->m, o->type, o->time);
 			}
 			g_array_free(own, TRUE);
 		}
@@ -248,7 +284,7 @@ void sideband_see(struct sideband *t, const void *rec, size_t size)
 		struct sb_thread *th;
 		struct sb_proc *pr;
 
-		if (decode(t, rec, size, &k, sizeof(k)) < 0)
+		if (decode(t, rec, size, &k, sizeof(k), &time) < 0)
 			break;
 		th = g_hash_table_lookup(t->threads, GUINT_TO_POINTER(k.tid));
 		if (th)

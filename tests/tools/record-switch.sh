@@ -7,6 +7,9 @@
 #  - nothing lost or doubled at a switch: the chunks' samples add up to the
 #    summary line, no (tid, time) is in two chunks, and perfring-replay
 #    merging the chunks gives back exactly their sample set;
+#  - JIT code loaded before a chunk: tinyjit cut every second, every chunk
+#    has its own ELF and names the hot functions; --switch-max-files
+#    removes a chunk's ELF with it;
 #  - SIGUSR2 switches on demand;
 #  - --switch-max-files=2: never more than 2 chunks on disk, the oldest
 #    removed first, each removal logged;
@@ -22,8 +25,8 @@ need_event_open
 summary_samples() {	# ERR-FILE: N from "perfring-record: N samples, ..."
 	sed -n 's/^perfring-record: \([0-9][0-9]*\) samples, .*/\1/p' "$1"
 }
-chunk_samples() {	# ERR-FILE: the sum of "chunk K complete: FILE, N samples"
-	sed -n 's/^perfring-record: chunk [0-9]* complete: .*, \([0-9]*\) samples$/\1/p' "$1" |
+chunk_samples() {	# ERR-FILE: the sum of "chunk K complete: FILE, N samples, M MB"
+	sed -n 's/^perfring-record: chunk [0-9]* complete: [^,]*, \([0-9]*\) samples, .*/\1/p' "$1" |
 		awk '{ t += $1 } END { print t + 0 }'
 }
 chunks() {		# DIR: the chunk files, oldest first (the names sort by time)
@@ -91,6 +94,26 @@ status "perfring-replay merges the chunks" 0 $?
 "$PERF" script -i "$W/merged.data" -F tid,time,ip 2>/dev/null | sort >"$W/m.samples"
 same "the merged chunks are the chunks' sample set" "$W/a.samples" "$W/m.samples"
 
+# 2b. JIT code loaded in the first chunk, resolved in every chunk
+mkdir "$W/j"
+(cd "$W/j" && "$REC" -e cpu-clock -F 999 --switch-output=1s --switch-max-files=3 \
+	-- "$TINYJIT" -n 256 -t 3500) 2>"$W/j.err"
+status "JIT: exit status" 0 $?
+n=0
+for c in $(chunks "$W/j"); do
+	[ -f "$W/j/$c.jit-"*.so ] || bad "JIT: $c has no ELF"
+	t=0
+	for f in hot_fn_0 hot_fn_1 hot_fn_2 hot_fn_3; do
+		t=$(awk -v t="$t" -v a="$(share "$W/j/$c" $f)" 'BEGIN { print t + a }')
+	done
+	echo "# $c: the hot functions have $t% of the samples"
+	at_least "$t" 75 && n=$((n + 1)) || bad "JIT: $c: the hot functions have only $t%"
+done
+[ "$n" -eq 3 ] && ok "JIT: the 3 chunks kept resolve the hot functions" ||
+	bad "JIT: $n chunks resolve: $(ls "$W/j")"
+[ "$(ls "$W/j" | grep -c '\.jit-.*\.so$')" -eq 3 ] &&
+	ok "JIT: the removed chunks' ELFs are gone" || bad "JIT: ELFs left: $(ls "$W/j")"
+
 # 3. SIGUSR2: two switches on demand (the default mode: signal only)
 mkdir "$W/u"
 (cd "$W/u" && exec "$REC" -e cpu-clock -F 999 --switch-output -- "$WL/wl-busy" 2) 2>"$W/u.err" &
@@ -150,7 +173,7 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=200k tmpfs "$M" 2>/dev/null; t
 		"$(chunks "$M" | tr '\n' ' ')"
 	n=0
 	for c in $(chunks "$M"); do
-		want=$(sed -n "s/^perfring-record: chunk [0-9]* complete: $c, \([0-9]*\) samples$/\1/p" "$W/f.err")
+		want=$(sed -n "s/^perfring-record: chunk [0-9]* complete: $c, \([0-9]*\) samples, .*/\1/p" "$W/f.err")
 		got=$("$PERF" script -i "$M/$c" -F ip 2>"$W/s.err" | wc -l)
 		[ "$want" = "$got" ] && [ ! -s "$W/s.err" ] && n=$((n + 1)) ||
 			bad "full filesystem: $c: $got samples read, $want written: $(cat "$W/s.err")"
