@@ -568,66 +568,76 @@ static void remove_oldest(struct rec *r)
 }
 
 /*
- * Complete the chunk: every record drained so far is in it.  Its JIT
- * symbols are baked into it.  -1 when it could not be written (said; the
- * chunks before it stay as they are, and recording stops).
+ * Complete chunk `name`, written by w with `samples` samples.  Its JIT
+ * symbols are baked into it.  While a newer chunk is open (r->w), the
+ * rings are drained into that one between the steps, so that the kernel
+ * rings do not fill while this one is finished.  -1 when it could not be
+ * written (said; the chunks before it stay as they are, recording stops).
  */
-static int chunk_close(struct rec *r)
+static int chunk_finish(struct rec *r, struct perfring_writer *w, char *name, uint64_t samples)
 {
 	struct perfring_diag d = { 0 };
+	struct stat st;
 	int ret;
 
 	for (uint32_t i = 0; i < r->nring; i++)
-		perfring_writer_end_source(r->w, r->sources[i], NULL);
-	ret = perfring_writer_close(r->w, &d);
-	r->w = NULL;
+		perfring_writer_end_source(w, r->sources[i], NULL);
+	ret = perfring_writer_close(w, &d);
+	if (r->w)
+		drain(r);
 	if (ret < 0) {
 		tool_error_diag(&d);
 		tool_error("%" PRIu64 " samples of %s were not written; the %" PRIu64
-			   " chunk%s before it %s complete; recording stops", r->chunk_samples,
-			   r->chunk, r->nchunks, r->nchunks == 1 ? "" : "s",
-			   r->nchunks == 1 ? "is" : "are");
-		r->unwritten += r->chunk_samples;
-		r->chunk_samples = 0;
+			   " chunk%s before it %s complete; recording stops", samples, name,
+			   r->nchunks, r->nchunks == 1 ? "" : "s", r->nchunks == 1 ? "is" : "are");
+		r->unwritten += samples;
 		r->problems = 1;
 		r->stop = 1;
-		g_free(r->chunk);
-		r->chunk = NULL;
+		g_free(name);
 		return -1;
 	}
 	if (!opt_no_jit) {
 		struct jit_bake_stats js = { 0 };
 
-		if (jit_bake_file(r->chunk, r->argc, (const char *const *)r->argv,
+		if (jit_bake_file(name, r->argc, (const char *const *)r->argv,
 				  compress_opt_level(), NULL, &js) < 0)
 			r->problems = 1;
 		r->jit.elfs += js.elfs;
 		r->jit.functions = MAX(r->jit.functions, js.functions);
+		if (r->w)
+			drain(r);
 	}
-	{
-		struct stat st;
-
-		tool_error("chunk %" PRIu64 " complete: %s, %" PRIu64 " samples, %.3f MB",
-			   r->nchunks + 1, r->chunk, r->chunk_samples,
-			   stat(r->chunk, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0.0);
-	}
-	g_queue_push_tail(&r->chunks, r->chunk);
-	r->chunk = NULL;
+	tool_error("chunk %" PRIu64 " complete: %s, %" PRIu64 " samples, %.3f MB", r->nchunks + 1,
+		   name, samples, stat(name, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0.0);
+	g_queue_push_tail(&r->chunks, name);
 	r->nchunks++;
 	return 0;
 }
 
+/* The chunk being written, completed (at the end, or with one at a time). */
+static int chunk_close(struct rec *r)
+{
+	struct perfring_writer *w = r->w;
+	char *name = r->chunk;
+
+	r->w = NULL;
+	r->chunk = NULL;
+	return chunk_finish(r, w, name, r->chunk_samples);
+}
+
 /*
- * Open a chunk: room for it under --switch-max-files first.  Every chunk
- * after the first starts with a COMM and MMAP2s of every task known (time:
- * the previous chunk's start, before any record of this one).  0 or -1.
+ * Open a chunk: room for it under --switch-max-files first (finishing: a
+ * chunk still being completed, which counts too).  Every chunk after the
+ * first starts with a COMM and MMAP2s of every task known (time: the
+ * previous chunk's start, before any record of this one).  0 or -1.
  */
-static int chunk_open(struct rec *r, bool first)
+static int chunk_open(struct rec *r, bool first, bool finishing)
 {
 	uint64_t prev = r->chunk_time;
+	guint room = (guint)opt_switch_max_files - (finishing ? 1 : 0);
 	int ret = 0;
 
-	while (opt_switch_max_files > 0 && g_queue_get_length(&r->chunks) >= (guint)opt_switch_max_files)
+	while (opt_switch_max_files > 0 && g_queue_get_length(&r->chunks) >= room)
 		remove_oldest(r);
 	r->chunk = chunk_name(r);
 	r->chunk_time = clock_ns(r->clockid);
@@ -653,12 +663,29 @@ static int chunk_open(struct rec *r, bool first)
 	return 0;
 }
 
-/* Everything drained so far goes to the chunk that ends. */
+/*
+ * Everything drained so far goes to the chunk that ends; the next one is
+ * opened before that one is completed, and takes what the rings bring
+ * meanwhile.  (With --switch-max-files=1 the one chunk allowed is
+ * completed first.)
+ */
 static void chunk_switch(struct rec *r)
 {
-	if (r->stop || chunk_close(r) < 0)
+	struct perfring_writer *w = r->w;
+	char *name = r->chunk;
+	uint64_t samples = r->chunk_samples;
+
+	if (r->stop)
 		return;
-	chunk_open(r, false);
+	if (opt_switch_max_files == 1) {
+		if (chunk_close(r) == 0)
+			chunk_open(r, false, false);
+		return;
+	}
+	r->w = NULL;
+	r->chunk = NULL;
+	chunk_open(r, false, true);
+	chunk_finish(r, w, name, samples);
 }
 
 /*
@@ -951,7 +978,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	r.sources = g_new0(int, r.nring + 1);
 	if (out && opt_switch_mode) {
 		r.sb = sideband_new(reg, descs[0].attr);
-		if (chunk_open(&r, true) < 0) {
+		if (chunk_open(&r, true, false) < 0) {
 			exit_code = TOOL_EXIT_PROBLEMS;
 			goto out;
 		}
