@@ -23,11 +23,14 @@ struct sb_proc {
 	uint32_t pid;
 	GArray *maps;			/* struct sb_map, by addr */
 	uint64_t exec_time;		/* of its latest COMM exec */
+	uint64_t exit_time;		/* of its EXIT */
 	int64_t exited;			/* chunk of its EXIT, -1 while alive */
 };
 
 struct sb_thread {
 	struct perfring_comm comm;	/* pid, tid, name, misc */
+	uint64_t comm_time;		/* of the COMM (or FORK) that named it */
+	uint64_t exit_time;
 	int64_t exited;
 };
 
@@ -220,8 +223,11 @@ void sideband_see(struct sideband *t, const void *rec, size_t size)
 			}
 		}
 		th = thread_get(t, c.pid, c.tid);
+		if (time && time < th->comm_time)
+			break;		/* an older name, read late */
 		memcpy(th->comm.comm, c.comm, sizeof(c.comm));
 		th->comm.misc = c.misc;
+		th->comm_time = time;
 		break;
 	}
 	case PERFRING_RECORD_MMAP:
@@ -241,9 +247,14 @@ void sideband_see(struct sideband *t, const void *rec, size_t size)
 			break;
 		parent = g_hash_table_lookup(t->threads, GUINT_TO_POINTER(k.ptid));
 		child = thread_get(t, k.pid, k.tid);
-		if (parent)
+		/* The child's own COMM (its exec) may have been read first. */
+		if (parent && (!time || child->comm_time <= time)) {
 			memcpy(child->comm.comm, parent->comm.comm, sizeof(child->comm.comm));
-		child->exited = -1;	/* a reused tid is a new task */
+			child->comm_time = time;
+		}
+		/* A reused tid is a new task; an EXIT after this fork, read first, stays. */
+		if (!time || child->exit_time <= time)
+			child->exited = -1;
 		if (k.pid != k.ppid) {
 			/*
 			 * A new process: a copy of its parent's address space,
@@ -254,12 +265,17 @@ void sideband_see(struct sideband *t, const void *rec, size_t size)
 			struct sb_proc *pr = proc_get(t, k.pid);
 			GArray *own = pr->maps;
 
-			if (pr->exited >= 0)	/* a reused pid: the old maps go */
+			if (pr->exited >= 0 && (!time || pr->exit_time <= time)) {
+				/* a reused pid: the old maps go */
 				g_array_set_size(own, 0);
-			pr->exited = -1;
+				pr->exited = -1;
+				pr->exec_time = 0;
+			}
 			pr->maps = g_array_new(FALSE, FALSE, sizeof(struct sb_map));
 			g_array_set_clear_func(pr->maps, map_clear);
-			pr->exec_time = 0;
+			/* Its exec, read first, replaced the parent's image. */
+			if (pr->exec_time && (!time || pr->exec_time > time))
+				pp = NULL;
 			for (guint i = 0; pp && i < pp->maps->len; i++) {
 				const struct sb_map *o = &g_array_index(pp->maps, struct sb_map, i);
 				struct sb_map c;
@@ -286,12 +302,15 @@ void sideband_see(struct sideband *t, const void *rec, size_t size)
 
 		if (decode(t, rec, size, &k, sizeof(k), &time) < 0)
 			break;
-		th = g_hash_table_lookup(t->threads, GUINT_TO_POINTER(k.tid));
-		if (th)
-			th->exited = t->chunk;
-		pr = k.pid == k.tid ? g_hash_table_lookup(t->procs, GUINT_TO_POINTER(k.pid)) : NULL;
-		if (pr)
+		/* Known from here on even if its FORK comes later. */
+		th = thread_get(t, k.pid, k.tid);
+		th->exited = t->chunk;
+		th->exit_time = time;
+		if (k.pid == k.tid) {
+			pr = proc_get(t, k.pid);
 			pr->exited = t->chunk;
+			pr->exit_time = time;
+		}
 		break;
 	}
 	default:
