@@ -1268,6 +1268,7 @@ int main(int argc, char **argv)
 		"  perfring-record --call-graph dwarf -m 4M -- ./prog   (no frame pointers needed)\n"
 		"  perfring-record -C 0,2-3 --switch-events --duration 2\n"
 		"  perfring-record -t 4321 -k realtime --duration 5\n"
+		"  perfring-record --switch-output=5m --switch-max-files=12 -p 1234   (hours, in chunks)\n"
 		"\n"
 		"Environment:\n"
 		"  PERFRING_PLUGIN_PATH    colon-separated plugin directories or files, searched first;\n"
