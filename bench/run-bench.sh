@@ -353,14 +353,17 @@ if part switch; then
 # --switch-output (issue 29): the same recording cut into chunks every
 # 0.25 s (4 or more switches a run: side-band table, new writer, JIT scan
 # of each chunk) against one that is not cut; interleaved runs, medians.
-rm -f "$W"/wl-*.txt "$W"/cpu-*.txt
+rm -f "$W"/wl-*.txt "$W"/cpu-*.txt "$W"/lost-*.txt
 rm -rf "$W/sw"
+# the records the kernel lost, from perfring-record's summary line
+sum_lost() { sed -n 's/^perfring-record: [0-9]* samples, [0-9]* records, \([0-9]*\) lost.*/\1/p' "$1"; }
 i=0
 while test $i -lt $RREPS; do
-	rm -f "$W/rs.txt"
-	WL_TIME_FILE="$W/wl-plain.txt" "$RUNSTAT" -r "$W/rs.txt" -o /dev/null -e "$W/stderr.txt" -- \
+	rm -f "$W/rs.txt" "$W/plain.err" "$W/sw.err"
+	WL_TIME_FILE="$W/wl-plain.txt" "$RUNSTAT" -r "$W/rs.txt" -o /dev/null -e "$W/plain.err" -- \
 		"$RECORD" $REC_OPTS -o "$W/rec-plain.data" -- "$B/bench/wl-bench" work "$iters" 2
 	sed 's/.*cpu=//' "$W/rs.txt" >> "$W/cpu-plain.txt"
+	sum_lost "$W/plain.err" >> "$W/lost-plain.txt"
 	mkdir "$W/sw"
 	rm -f "$W/rs.txt"
 	WL_TIME_FILE="$W/wl-switch.txt" "$RUNSTAT" -r "$W/rs.txt" -o /dev/null -e "$W/sw.err" -- \
@@ -369,6 +372,7 @@ while test $i -lt $RREPS; do
 	sed 's/.*cpu=//' "$W/rs.txt" >> "$W/cpu-switch.txt"
 	sw_rc=$(sed 's/.*rc=\([0-9]*\).*/\1/' "$W/rs.txt")
 	sw_n=$(grep -c 'chunk [0-9]* complete' "$W/sw.err")
+	sum_lost "$W/sw.err" >> "$W/lost-switch.txt"
 	rm -rf "$W/sw"
 	i=$((i + 1))
 done
@@ -377,6 +381,9 @@ echo "INFO record-switch: $REC_OPTS, wl-bench work $iters 2, $RREPS interleaved 
 line record-switch-slowdown "${sw}s" "${plain}s(no-switch)" "$(fcalc "$sw / $plain")" "<=" 1.05
 line record-switch-cpu "$(med "$W/cpu-switch.txt")s" "$(med "$W/cpu-plain.txt")s(no-switch)" \
 	"$(fcalc "$(med "$W/cpu-switch.txt") / $(med "$W/cpu-plain.txt")")" "<=" 1.05
+sw_lost=$(med "$W/lost-switch.txt"); plain_lost=$(med "$W/lost-plain.txt")
+line record-switch-lost "${sw_lost}lost/run" "${plain_lost}lost/run(no-switch)" \
+	"$(fcalc "($sw_lost + 1) / ($plain_lost + 1)")" "<=" 1
 # Disk per hour of a fixed workload (wl-bench, 2 threads, -F 999 -g) cut
 # every second: what it writes, and what --switch-max-files=3 keeps.
 dsecs=$(fcalc "6 * $SCALE + 3")
