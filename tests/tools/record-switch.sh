@@ -6,7 +6,9 @@
 #    its samples to a symbol as the first, within 1 point;
 #  - nothing lost or doubled at a switch: the chunks' samples add up to the
 #    summary line, no (tid, time) is in two chunks, and perfring-replay
-#    merging the chunks gives back exactly their sample set;
+#    merging the chunks gives back exactly their sample set, with as many
+#    samples and the same profile as the workload recorded without
+#    switching;
 #  - JIT code loaded before a chunk: tinyjit cut every second, every chunk
 #    has its own ELF and names the hot functions; --switch-max-files
 #    removes a chunk's ELF with it;
@@ -38,19 +40,20 @@ resolved() {
 		awk '{ n++; if ($2 == "[unknown]" || NF < 2) u++ }
 		     END { if (n) printf "%.1f\n", 100 * (n - u) / n; else print 0 }'
 }
-# WORK SECONDS: two wl-busy for the whole run, short ones forked meanwhile
+# WORK SECONDS: fixed work, about SECONDS on two idle CPUs: two wl-busy of
+# SECONDS of CPU each, 8 x SECONDS short ones (0.05 s) forked meanwhile
 work() {
 	cat >"$W/work.sh" <<EOF
 "$WL/wl-busy" $1 & "$WL/wl-busy" $1 &
-end=\$((\$(date +%s) + $1))
-while [ \$(date +%s) -lt \$end ]; do "$WL/wl-busy" 0.05; done
+i=0
+while [ \$i -lt $(($1 * 8)) ]; do "$WL/wl-busy" 0.05; i=\$((i + 1)); done
 wait
 EOF
 }
 
 # 1. cut every second: each chunk alone, the same resolved share
 mkdir "$W/a"
-work 3
+work 4
 (cd "$W/a" && "$REC" -e cpu-clock -F 999 --switch-output=1s -- sh "$W/work.sh") 2>"$W/a.err"
 rc=$?
 cat "$W/a.err"
@@ -93,6 +96,16 @@ set -- $(chunks "$W/a")
 status "perfring-replay merges the chunks" 0 $?
 "$PERF" script -i "$W/merged.data" -F tid,time,ip 2>/dev/null | sort >"$W/m.samples"
 same "the merged chunks are the chunks' sample set" "$W/a.samples" "$W/m.samples"
+# against the same workload (fixed work) recorded without switching
+(cd "$W" && "$REC" -e cpu-clock -F 999 -o plain.data -- sh "$W/work.sh") 2>"$W/p.err"
+np=$(summary_samples "$W/p.err")
+hm=$(share "$W/merged.data" hot_function); hp=$(share "$W/plain.data" hot_function)
+echo "# merged chunks: $sum samples, hot_function $hm%; without switching: $np samples, $hp%"
+awk -v a="$sum" -v b="$np" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 * b) }' &&
+	ok "as many samples as without switching (within 5%)" ||
+	bad "merged chunks $sum samples, without switching $np"
+within "$hm" "$hp" 3 && ok "the same profile as without switching (hot_function within 3 points)" ||
+	bad "hot_function: merged chunks $hm%, without switching $hp%"
 
 # 2b. JIT code loaded in the first chunk, resolved in every chunk
 mkdir "$W/j"
