@@ -766,6 +766,13 @@ static void run_loop(const struct perfring_backend_ops *ops, struct perfring_bac
 		/* On a terminal the progress line moves at least once a second. */
 		if (r && stderr_tty && (timeout < 0 || timeout > 1000))
 			timeout = 1000;
+		/*
+		 * --switch-output=SIZE: the rings are read at least every
+		 * 100 ms, not only at their watermark, so that a chunk is not
+		 * much bigger than asked for.
+		 */
+		if (r && opt_switch_mode == SWITCH_SIZE && (timeout < 0 || timeout > 100))
+			timeout = 100;
 		if (r && opt_switch_mode == SWITCH_TIME) {
 			int left = (int)((r->next_switch - now_s()) * 1000) + 1;
 

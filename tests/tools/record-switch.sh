@@ -12,6 +12,7 @@
 #  - JIT code loaded before a chunk: tinyjit cut every second, every chunk
 #    has its own ELF and names the hot functions; --switch-max-files
 #    removes a chunk's ELF with it;
+#  - by size: every chunk but the last holds the size asked for;
 #  - SIGUSR2 switches on demand;
 #  - --switch-max-files=2: never more than 2 chunks on disk, the oldest
 #    removed first, each removal logged;
@@ -126,6 +127,20 @@ done
 	bad "JIT: $n chunks resolve: $(ls "$W/j")"
 [ "$(ls "$W/j" | grep -c '\.jit-.*\.so$')" -eq 3 ] &&
 	ok "JIT: the removed chunks' ELFs are gone" || bad "JIT: ELFs left: $(ls "$W/j")"
+
+# 2c. by size: every 16 KiB of records
+mkdir "$W/z"
+(cd "$W/z" && "$REC" -e cpu-clock -F 999 --switch-output=16K -- "$WL/wl-busy" 1.5) 2>"$W/z.err"
+status "--switch-output=16K: exit status" 0 $?
+set -- $(chunks "$W/z")
+n=$#
+small=0
+while [ $# -gt 1 ]; do
+	[ "$(stat -c %s "$W/z/$1")" -ge 16384 ] || small=$((small + 1))
+	shift
+done
+[ "$n" -ge 3 ] && [ "$small" -eq 0 ] && ok "--switch-output=16K: $n chunks, each but the last above 16 KiB" ||
+	bad "--switch-output=16K: $n chunks, $small of them below 16 KiB: $(ls -l "$W/z")"
 
 # 3. SIGUSR2: two switches on demand (the default mode: signal only)
 mkdir "$W/u"
