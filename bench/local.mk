@@ -25,7 +25,7 @@ bench_wl_bench_SOURCES = bench/wl-bench.c bench/bench-common.h
 bench_wl_bench_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer -pthread
 bench_wl_bench_LDFLAGS = -pthread
 
-EXTRA_DIST += bench/run-bench.sh bench/jit-bench.sh bench/RESULTS.md bench/lttng-bench.c bench/lttng-tp.h \
+EXTRA_DIST += bench/run-bench.sh bench/jit-bench.sh bench/switch-measure.sh bench/RESULTS.md bench/lttng-bench.c bench/lttng-tp.h \
 	bench/lttng-run.sh
 
 .PHONY: bench

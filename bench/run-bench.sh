@@ -8,8 +8,8 @@
 # BENCH_SLOW seconds, default 20, is run once).  Sizes scale with
 # BENCH_SCALE (default 1; 0.1 for a quick run).  Work files go to
 # BENCH_WORK (default bench/work in the build directory) and are removed
-# at the end unless BENCH_KEEP=1.  BENCH_ONLY="ring marks tools record memory"
-# (any of them) runs only those parts; BENCH_RECORD_REPS (default 11) is
+# at the end unless BENCH_KEEP=1.  BENCH_ONLY="ring marks tools record switch
+# memory" (any of them) runs only those parts; BENCH_RECORD_REPS (default 11) is
 # the number of interleaved runs of each record comparison, BENCH_PAIR_REPS
 # (default 7) that of each replay-*-vs-cp comparison.
 set -u
@@ -41,7 +41,7 @@ PERF=$(command -v perf || true)
 T0=$(date +%s)
 
 # part NAME: is part NAME of the bench to run (BENCH_ONLY)?
-part() { case " ${BENCH_ONLY:-ring marks tools record memory} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+part() { case " ${BENCH_ONLY:-ring marks tools record switch memory} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 fcalc() { awk "BEGIN { printf \"%.4g\", $1 }"; }
 fint() { awk "BEGIN { printf \"%.0f\", $1 }"; }
@@ -327,7 +327,7 @@ else
 fi
 fi # part tools
 
-if part record; then
+if part record || part switch; then
 # ---- record -----------------------------------------------------------------
 iters=$(fint "300000 * $SCALE + 1000")
 REC_OPTS="-e cpu-clock -F 20000 -g -m 8"
@@ -348,6 +348,7 @@ test "$RREPS" -ge "$TREPS" || RREPS=$TREPS
 # every CPU busy, the profiler competes with the workload; 1: a CPU free
 # for the profiler).
 record_cmp() {
+part record || return 0
 thr=$1; sfx=${2:-}
 rm -f "$W"/wl-*.txt "$W"/lost-*.txt "$W"/wall-*.txt "$W"/cpu-*.txt
 i=0
@@ -390,6 +391,57 @@ REC_OPTS="-e cpu-clock --call-graph dwarf"; iters=$(fint "$iters / 3")
 record_cmp 2 -dwarf
 REC_OPTS=$REC_OPTS_SAVE; iters=$ITERS_SAVE
 
+if part switch; then
+# --switch-output (issue 29): the same recording cut into chunks every
+# 0.25 s (4 or more switches a run: side-band table, new writer, JIT scan
+# of each chunk) against one that is not cut; interleaved runs, medians.
+rm -f "$W"/wl-*.txt "$W"/cpu-*.txt "$W"/lost-*.txt
+rm -rf "$W/sw"
+# the records the kernel lost, from perfring-record's summary line
+sum_lost() { sed -n 's/^perfring-record: [0-9]* samples, [0-9]* records, \([0-9]*\) lost.*/\1/p' "$1"; }
+i=0
+while test $i -lt $RREPS; do
+	rm -f "$W/rs.txt" "$W/plain.err" "$W/sw.err"
+	WL_TIME_FILE="$W/wl-plain.txt" "$RUNSTAT" -r "$W/rs.txt" -o /dev/null -e "$W/plain.err" -- \
+		"$RECORD" $REC_OPTS -o "$W/rec-plain.data" -- "$B/bench/wl-bench" work "$iters" 2
+	sed 's/.*cpu=//' "$W/rs.txt" >> "$W/cpu-plain.txt"
+	sum_lost "$W/plain.err" >> "$W/lost-plain.txt"
+	mkdir "$W/sw"
+	rm -f "$W/rs.txt"
+	WL_TIME_FILE="$W/wl-switch.txt" "$RUNSTAT" -r "$W/rs.txt" -o /dev/null -e "$W/sw.err" -- \
+		"$RECORD" $REC_OPTS --switch-output=0.25s -o "$W/sw/perf.data" -- \
+		"$B/bench/wl-bench" work "$iters" 2
+	sed 's/.*cpu=//' "$W/rs.txt" >> "$W/cpu-switch.txt"
+	sw_rc=$(sed 's/.*rc=\([0-9]*\).*/\1/' "$W/rs.txt")
+	sw_n=$(grep -c 'chunk [0-9]* complete' "$W/sw.err")
+	sum_lost "$W/sw.err" >> "$W/lost-switch.txt"
+	rm -rf "$W/sw"
+	i=$((i + 1))
+done
+plain=$(med "$W/wl-plain.txt"); sw=$(med "$W/wl-switch.txt")
+echo "INFO record-switch: $REC_OPTS, wl-bench work $iters 2, $RREPS interleaved runs, medians (workload's own time): under perfring-record ${plain}s, under perfring-record --switch-output=0.25s ${sw}s ($sw_n chunks in the last run, exit $sw_rc)"
+line record-switch-slowdown "${sw}s" "${plain}s(no-switch)" "$(fcalc "$sw / $plain")" "<=" 1.05
+line record-switch-cpu "$(med "$W/cpu-switch.txt")s" "$(med "$W/cpu-plain.txt")s(no-switch)" \
+	"$(fcalc "$(med "$W/cpu-switch.txt") / $(med "$W/cpu-plain.txt")")" "<=" 1.05
+sw_lost=$(med "$W/lost-switch.txt"); plain_lost=$(med "$W/lost-plain.txt")
+line record-switch-lost "${sw_lost}lost/run" "${plain_lost}lost/run(no-switch)" \
+	"$(fcalc "($sw_lost + 1) / ($plain_lost + 1)")" "<=" 1
+# Disk per hour of a fixed workload (wl-bench, 2 threads, -F 999 -g) cut
+# every second: what it writes, and what --switch-max-files=3 keeps.
+dsecs=$(fcalc "6 * $SCALE + 3")
+mkdir "$W/sw"
+"$RECORD" -e cpu-clock -F 999 -g --switch-output=1s --switch-max-files=3 -o "$W/sw/perf.data" \
+	-- "$B/bench/wl-bench" time "$dsecs" 2 2>"$W/sw.err"
+kept=$(cat "$W"/sw/perf.data.* 2>/dev/null | wc -c)
+sed -n 's/^perfring-record: chunk [0-9]* complete: .*, \([0-9.]*\) MB$/\1/p' "$W/sw.err" >"$W/sw.sizes"
+written=$(awk '{ t += $1 } END { print t + 0 }' "$W/sw.sizes")
+most=$(awk '{ a[NR] = $1 } END { for (i = 3; i <= NR; i++) { s = a[i] + a[i - 1] + a[i - 2]; if (s > m) m = s } print m + 0 }' "$W/sw.sizes")
+echo "INFO record-switch-disk: -e cpu-clock -F 999 -g, wl-bench time ${dsecs}s 2, --switch-output=1s: $(fcalc "$written / $dsecs * 3600") MB/hour written;" \
+     "--switch-max-files=3 holds at most $(fcalc "$most") MB (3 chunks; $(mb "$kept") MB left at the end, $(grep -c 'removed the oldest' "$W/sw.err") removals logged)"
+rm -rf "$W/sw"
+fi # part switch
+
+if part record; then
 # Lost records under a side-band storm (fork + exit + exec mmap per
 # iteration) into a small ring, same event, frequency and ring size.
 storm_iters=$(fint "20000 * $SCALE + 500")
@@ -416,8 +468,9 @@ measure /dev/null "$PERF" record -q -o "$W/true-perf.data" -- true; peer=$MED
 TREPS=$TREPS_SAVE
 line record-true "$(fcalc "$ours * 1000")ms" "$(fcalc "$peer * 1000")ms(perf-record)" \
 	"$(fcalc "$ours * 1000")ms" "<=" 50
+fi
 rm -f "$W"/rec-*.data* "$W"/true-*.data*
-fi # part record
+fi # part record, switch
 
 if part memory; then
 # ---- memory: peak RSS on a 1 GB input ----------------------------------------

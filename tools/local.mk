@@ -42,7 +42,8 @@ tools_perfring_dump_LDADD = tools/libtool-json.la tools/libtool-input.la $(TOOL_
 
 # perfring-record loads the hw backend as a plugin (never linked in).
 bin_PROGRAMS += tools/perfring-record
-tools_perfring_record_SOURCES = tools/perfring-record.c
+tools_perfring_record_SOURCES = tools/perfring-record.c \
+	tools/record-sideband.c tools/record-sideband.h
 tools_perfring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
 	-DPERFRING_BUILD_PLUGINS_PATH='"$(BUILD_PLUGINS_REL):plugins/hw"'
 tools_perfring_record_CFLAGS = $(TOOL_CFLAGS)

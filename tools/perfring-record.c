@@ -30,6 +30,7 @@
 #include "compress-opt.h"
 #include "jit-bake.h"
 #include "marks-merge.h"
+#include "record-sideband.h"
 #include "tool-common.h"
 
 TOOL_DEFINE_BUILD_PLUGINS_PATH;
@@ -57,8 +58,58 @@ static gboolean opt_list_plugins;
 static gchar **opt_cmd;
 static gboolean opt_no_jit;
 static gboolean opt_no_markers;
+/* --switch-output: 0 off, else by signal only, by size or by time. */
+enum { SWITCH_OFF, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
+static int opt_switch_mode;
+static uint64_t opt_switch_bytes;
+static double opt_switch_secs;
+static gint opt_switch_max_files;
 /* The command's PERFRING_MARKS_DIR: a private folder, removed at the end. */
 static char *marks_dir;
+
+/*
+ * --switch-output[=signal|SIZE|TIME] as perf record reads it: SIZE a
+ * number with B, K, M or G, TIME one with s, m, h or d; no value: signal.
+ */
+static gboolean parse_switch_output(const gchar *name, const gchar *value, gpointer data,
+				    GError **error)
+{
+	char *end;
+	double v;
+
+	(void)name;
+	(void)data;
+	if (!value || strcmp(value, "signal") == 0) {
+		opt_switch_mode = SWITCH_SIGNAL;
+		return TRUE;
+	}
+	errno = 0;
+	v = g_ascii_strtod(value, &end);
+	if (!errno && end != value && v > 0 && end[0] && !end[1]) {
+		static const char units[] = "BKMGsmhd";
+		static const double mult[] = { 1, 1 << 10, 1 << 20, 1 << 30, 1, 60, 3600, 86400 };
+		const char *u = strchr(units, end[0]);
+
+		if (u) {
+			size_t i = (size_t)(u - units);
+
+			if (i < 4 && v * mult[i] >= 4096 && v * mult[i] <= (double)(1ull << 50)) {
+				opt_switch_mode = SWITCH_SIZE;
+				opt_switch_bytes = (uint64_t)(v * mult[i]);
+				return TRUE;
+			}
+			if (i >= 4 && v * mult[i] >= 0.01) {
+				opt_switch_mode = SWITCH_TIME;
+				opt_switch_secs = v * mult[i];
+				return TRUE;
+			}
+		}
+	}
+	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		    "--switch-output: give signal, a size with B, K, M or G (at least 4K: 100M) "
+		    "or a time with s, m, h or d (30s, 5m), not '%s'", value);
+	return FALSE;
+}
 
 static const GOptionEntry entries[] = {
 	{ "event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &opt_events,
@@ -114,6 +165,13 @@ static const GOptionEntry entries[] = {
 	  "Do not merge the command's marker rings (libperfring markers and spans, "
 	  "in a private PERFRING_MARKS_DIR, and rings named by its maps) into the "
 	  "perf.data (default: merged as perfring:mark tracepoint samples)", NULL },
+	{ "switch-output", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+	  (gpointer)parse_switch_output,
+	  "Cut the recording into files FILE.<timestamp> (perf's naming): on SIGUSR2 "
+	  "(signal, the default), every SIZE bytes (100M) or every TIME (30s, 5m, 1h); "
+	  "each file opens alone", "signal|SIZE|TIME" },
+	{ "switch-max-files", 0, 0, G_OPTION_ARG_INT, &opt_switch_max_files,
+	  "With --switch-output: keep at most N files, removing the oldest first", "N" },
 	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose,
 	  "Say the size of the kernel rings and the attributes of each event; "
 	  "with --list-plugins, also list the shadowed plugin files", NULL },
@@ -141,6 +199,27 @@ struct rec {
 	uint64_t rejected;
 	int problems;
 	int write_failed;
+	/* What each perf.data writer is opened with. */
+	const struct perfring_event_desc *descs;
+	uint32_t nev;
+	int argc;
+	char **argv;
+	/* --switch-output: the chunk being written and those complete. */
+	int32_t clockid;
+	struct sideband *sb;
+	bool emitting;			/* the side-band table's own records */
+	const char *base;		/* FILE the chunks are named after */
+	char *chunk;			/* the chunk being written, its final name */
+	GQueue chunks;			/* complete chunks, oldest first */
+	uint64_t nchunks;		/* chunks completed */
+	uint64_t removed;		/* removed by --switch-max-files */
+	uint64_t chunk_samples;
+	uint64_t chunk_bytes;		/* record bytes, for --switch-output=SIZE */
+	uint64_t chunk_time;		/* the chunk's start, on the events' clock */
+	uint64_t unwritten;		/* samples of chunks that could not be completed */
+	double next_switch;		/* --switch-output=TIME */
+	int stop;			/* a chunk failed: stop recording */
+	struct jit_bake_stats jit;
 };
 
 static void log_cb(enum perfring_log_level level, const char *msg, void *user)
@@ -322,8 +401,13 @@ static void take(struct rec *r, int source, const void *rec, size_t size)
 	memcpy(&h, rec, sizeof(h));
 	r->records++;
 	r->bytes += size;
-	if (h.type == PERFRING_RECORD_SAMPLE)
+	r->chunk_bytes += size;
+	if (h.type == PERFRING_RECORD_SAMPLE) {
 		r->samples++;
+		r->chunk_samples++;
+	} else if (r->sb && !r->emitting) {
+		sideband_see(r->sb, rec, size);
+	}
 	if (r->w && !r->write_failed) {
 		int ret = perfring_writer_write(r->w, source, rec, size, &d);
 
@@ -375,6 +459,236 @@ static void drain(struct rec *r)
 }
 
 /*
+ * A perf.data writer for path with the events, and a source for each
+ * ring plus one for synthesized records (r->sources).  0, or -1 (said).
+ */
+static int open_writer(struct rec *r, const char *path)
+{
+	struct perfring_diag d = { 0 };
+	/*
+	 * Build ids of the mapped files: recorded live, the files on disk
+	 * are the ones that ran, as perf record assumes too.
+	 */
+	PERFRING_WRITER_OPTS(wo, .path = path, .argc = r->argc,
+			     .argv = (const char *const *)r->argv, .build_ids = 1,
+			     .compression_level = compress_opt_level());
+	int ret = perfring_writer_open(&wo, &d, &r->w);
+
+	for (uint32_t i = 0; ret >= 0 && i < r->nev; i++)
+		ret = perfring_writer_add_event(r->w, &r->descs[i], &d);
+	for (uint32_t i = 0; ret >= 0 && i <= r->nring; i++) {
+		ret = perfring_writer_add_source(r->w);
+		r->sources[i] = ret;
+	}
+	if (ret < 0) {
+		if (d.msg[0])
+			tool_error_diag(&d);
+		else
+			tool_error("%s: cannot start the perf.data writer: %s", path, strerror(-ret));
+		perfring_writer_abort(r->w);
+		r->w = NULL;
+		return -1;
+	}
+	r->write_failed = 0;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t clock_ns(int32_t clockid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clockid, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * perf's chunk name, FILE.<YYYYmmddHHMMSScc> (local time, cc the
+ * hundredths), taken when the chunk starts: its JIT ELFs are named after
+ * it in its MMAP2 records, so it is never renamed afterwards.  Two chunks
+ * in the same hundredth get -2, -3, ...
+ */
+static char *chunk_name(const struct rec *r)
+{
+	struct timespec ts;
+	struct tm tm;
+	char stamp[32];
+	char *name;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	name = g_strdup_printf("%s.%s%02u", r->base, stamp, (unsigned)(ts.tv_nsec / 10000000));
+	for (unsigned n = 2; g_file_test(name, G_FILE_TEST_EXISTS) ||
+			     (r->chunks.tail && strcmp(r->chunks.tail->data, name) == 0); n++) {
+		g_free(name);
+		name = g_strdup_printf("%s.%s%02u-%u", r->base, stamp,
+				       (unsigned)(ts.tv_nsec / 10000000), n);
+	}
+	return name;
+}
+
+/* --switch-max-files: the oldest chunk goes, with its JIT ELFs. */
+static void remove_oldest(struct rec *r)
+{
+	char *name = g_queue_pop_head(&r->chunks);
+	char *dir = g_path_get_dirname(name), *prefix = g_path_get_basename(name);
+	GDir *dh = g_dir_open(dir, 0, NULL);
+	size_t plen = strlen(prefix);
+	const char *n;
+
+	if (unlink(name) < 0 && errno != ENOENT)
+		tool_error("warning: %s: cannot remove it: %s", name, strerror(errno));
+	else
+		tool_error("removed the oldest chunk %s (--switch-max-files=%d)", name,
+			   opt_switch_max_files);
+	while (dh && (n = g_dir_read_name(dh))) {
+		if (strncmp(n, prefix, plen) == 0 && g_str_has_prefix(n + plen, ".jit-") &&
+		    g_str_has_suffix(n, ".so")) {
+			char *p = g_build_filename(dir, n, NULL);
+
+			unlink(p);
+			g_free(p);
+		}
+	}
+	if (dh)
+		g_dir_close(dh);
+	r->removed++;
+	g_free(dir);
+	g_free(prefix);
+	g_free(name);
+}
+
+/*
+ * Complete chunk `name`, written by w with `samples` samples.  Its JIT
+ * symbols are baked into it.  While a newer chunk is open (r->w), the
+ * rings are drained into that one between the steps, so that the kernel
+ * rings do not fill while this one is finished.  -1 when it could not be
+ * written (said; the chunks before it stay as they are, recording stops).
+ */
+static int chunk_finish(struct rec *r, struct perfring_writer *w, char *name, uint64_t samples)
+{
+	struct perfring_diag d = { 0 };
+	struct stat st;
+	int ret;
+
+	for (uint32_t i = 0; i < r->nring; i++)
+		perfring_writer_end_source(w, r->sources[i], NULL);
+	ret = perfring_writer_close(w, &d);
+	if (r->w)
+		drain(r);
+	if (ret < 0) {
+		tool_error_diag(&d);
+		tool_error("%" PRIu64 " samples of %s were not written; the %" PRIu64
+			   " chunk%s before it %s complete; recording stops", samples, name,
+			   r->nchunks, r->nchunks == 1 ? "" : "s", r->nchunks == 1 ? "is" : "are");
+		r->unwritten += samples;
+		r->problems = 1;
+		r->stop = 1;
+		g_free(name);
+		return -1;
+	}
+	if (!opt_no_jit) {
+		struct jit_bake_stats js = { 0 };
+
+		if (jit_bake_file(name, r->argc, (const char *const *)r->argv,
+				  compress_opt_level(), NULL, &js) < 0)
+			r->problems = 1;
+		r->jit.elfs += js.elfs;
+		r->jit.functions = MAX(r->jit.functions, js.functions);
+		if (r->w)
+			drain(r);
+	}
+	tool_error("chunk %" PRIu64 " complete: %s, %" PRIu64 " samples, %.3f MB", r->nchunks + 1,
+		   name, samples, stat(name, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0.0);
+	g_queue_push_tail(&r->chunks, name);
+	r->nchunks++;
+	return 0;
+}
+
+/* The chunk being written, completed (at the end, or with one at a time). */
+static int chunk_close(struct rec *r)
+{
+	struct perfring_writer *w = r->w;
+	char *name = r->chunk;
+
+	r->w = NULL;
+	r->chunk = NULL;
+	return chunk_finish(r, w, name, r->chunk_samples);
+}
+
+/*
+ * Open a chunk: room for it under --switch-max-files first (finishing: a
+ * chunk still being completed, which counts too).  Every chunk after the
+ * first starts with a COMM and MMAP2s of every task known (time: the
+ * previous chunk's start, before any record of this one).  0 or -1.
+ */
+static int chunk_open(struct rec *r, bool first, bool finishing)
+{
+	uint64_t prev = r->chunk_time;
+	guint room = (guint)opt_switch_max_files - (finishing ? 1 : 0);
+	int ret = 0;
+
+	while (opt_switch_max_files > 0 && g_queue_get_length(&r->chunks) >= room)
+		remove_oldest(r);
+	r->chunk = chunk_name(r);
+	r->chunk_time = clock_ns(r->clockid);
+	r->chunk_bytes = 0;
+	r->chunk_samples = 0;
+	r->next_switch = now_s() + opt_switch_secs;
+	if (open_writer(r, r->chunk) < 0) {
+		r->problems = 1;
+		r->stop = 1;
+		return -1;
+	}
+	if (first)
+		return 0;
+	sideband_next_chunk(r->sb);
+	r->emitting = true;
+	ret = sideband_emit(r->sb, r->descs[0].attr,
+			    r->descs[0].nr_ids ? r->descs[0].ids[0] : perfring_writer_event_id(r->w, 0),
+			    prev, synth_cb, r);
+	r->emitting = false;
+	if (ret < 0)
+		tool_error("%s: the side-band of the running tasks: %s", r->chunk, strerror(-ret));
+	perfring_writer_end_source(r->w, r->sources[r->nring], NULL);
+	return 0;
+}
+
+/*
+ * Everything drained so far goes to the chunk that ends; the next one is
+ * opened before that one is completed, and takes what the rings bring
+ * meanwhile.  (With --switch-max-files=1 the one chunk allowed is
+ * completed first.)
+ */
+static void chunk_switch(struct rec *r)
+{
+	struct perfring_writer *w = r->w;
+	char *name = r->chunk;
+	uint64_t samples = r->chunk_samples;
+
+	if (r->stop)
+		return;
+	if (opt_switch_max_files == 1) {
+		if (chunk_close(r) == 0)
+			chunk_open(r, false, false);
+		return;
+	}
+	r->w = NULL;
+	r->chunk = NULL;
+	chunk_open(r, false, true);
+	chunk_finish(r, w, name, samples);
+}
+
+/*
  * Sampling: ask the scheduler for a short slice (0.1 ms) for this thread,
  * which drains the rings.  With every CPU busy, a woken reader otherwise
  * waits for the running task's slice to end (EEVDF, Linux 6.6+: up to a
@@ -415,16 +729,10 @@ static int setup_signals(sigset_t *old)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	if (opt_switch_mode)
+		sigaddset(&set, SIGUSR2);	/* switch, as perf record does */
 	sigprocmask(SIG_BLOCK, &set, old);
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /*
@@ -458,6 +766,21 @@ static void run_loop(const struct perfring_backend_ops *ops, struct perfring_bac
 		/* On a terminal the progress line moves at least once a second. */
 		if (r && stderr_tty && (timeout < 0 || timeout > 1000))
 			timeout = 1000;
+		/*
+		 * --switch-output=SIZE: the rings are read at least every
+		 * 100 ms, not only at their watermark, so that a chunk is not
+		 * much bigger than asked for.
+		 */
+		if (r && opt_switch_mode == SWITCH_SIZE && (timeout < 0 || timeout > 100))
+			timeout = 100;
+		if (r && opt_switch_mode == SWITCH_TIME) {
+			int left = (int)((r->next_switch - now_s()) * 1000) + 1;
+
+			if (left < 1)
+				left = 1;
+			if (timeout < 0 || timeout > left)
+				timeout = left;
+		}
 		bits = ops->wait(b, sfd, timeout);
 		if (bits < 0) {
 			tool_error("waiting for events: %s", strerror(-bits));
@@ -467,6 +790,11 @@ static void run_loop(const struct perfring_backend_ops *ops, struct perfring_bac
 		}
 		if (r) {
 			drain(r);
+			if ((opt_switch_mode == SWITCH_SIZE && r->chunk_bytes >= opt_switch_bytes) ||
+			    (opt_switch_mode == SWITCH_TIME && now_s() >= r->next_switch))
+				chunk_switch(r);
+			if (r->stop)
+				break;
 			tool_progress("%" PRIu64 " samples, %" PRIu64 " records...",
 				      r->samples, r->records);
 		}
@@ -474,14 +802,25 @@ static void run_loop(const struct perfring_backend_ops *ops, struct perfring_bac
 			break;
 		if (bits & PERFRING_BACKEND_WAKE_FD) {
 			struct signalfd_siginfo si;
-			int cmd_mode = opt_cmd && opt_cmd[0];
+			int cmd_mode = opt_cmd && opt_cmd[0], stop = 0, sw = 0;
 
 			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGUSR2) {
+					sw = 1;
+					continue;
+				}
+				stop = 1;
 				/* A command: pass it on and wait for it to end. */
 				if (cmd_mode && pid > 0)
 					kill(pid, (int)si.ssi_signo);
 			}
-			if (!cmd_mode)
+			if (sw && r && !r->stop) {
+				drain(r);
+				chunk_switch(r);
+				if (r->stop)
+					break;
+			}
+			if (stop && !cmd_mode)
 				break;
 		}
 	}
@@ -611,7 +950,7 @@ static void marks_dir_remove(void)
 }
 
 static int do_record(const struct perfring_backend_ops *ops, struct perfring_backend *b,
-		     int sfd, int argc, char **argv)
+		     const struct perfring_registry *reg, int sfd, int argc, char **argv)
 {
 	struct perfring_diag d = { 0 };
 	struct rec r = { .ops = ops, .b = b };
@@ -636,28 +975,23 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 			return TOOL_EXIT_PROBLEMS;
 		}
 	}
-	if (out) {
-		/*
-		 * Build ids of the mapped files: recorded live, the files on
-		 * disk are the ones that ran, as perf record assumes too.
-		 */
-		PERFRING_WRITER_OPTS(wo, .path = out, .argc = argc, .argv = (const char *const *)argv,
-				     .build_ids = 1, .compression_level = compress_opt_level());
-
-		ret = perfring_writer_open(&wo, &d, &r.w);
-		if (ret < 0) {
-			tool_error_diag(&d);
+	r.descs = descs;
+	r.nev = nev;
+	r.argc = argc;
+	r.argv = argv;
+	r.base = out;
+	r.clockid = nev ? descs[0].attr->clockid : CLOCK_MONOTONIC;
+	r.nring = ops->nr_rings(b);
+	r.sources = g_new0(int, r.nring + 1);
+	if (out && opt_switch_mode) {
+		r.sb = sideband_new(reg, descs[0].attr);
+		if (chunk_open(&r, true, false) < 0) {
 			exit_code = TOOL_EXIT_PROBLEMS;
 			goto out;
 		}
-		for (uint32_t i = 0; i < nev; i++) {
-			ret = perfring_writer_add_event(r.w, &descs[i], &d);
-			if (ret < 0) {
-				tool_error_diag(&d);
-				exit_code = TOOL_EXIT_PROBLEMS;
-				goto out;
-			}
-		}
+	} else if (out && open_writer(&r, out) < 0) {
+		exit_code = TOOL_EXIT_PROBLEMS;
+		goto out;
 	}
 	if (opt_ring) {
 		uint64_t size = 1u << 20;
@@ -676,18 +1010,13 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 			goto out;
 		}
 	}
-	r.nring = ops->nr_rings(b);
 	if (opt_verbose)
 		say_setup(ops, b, descs, nev);
 	r.readers = g_new0(struct perfring_reader *, r.nring);
-	r.sources = g_new0(int, r.nring + 1);
-	for (uint32_t i = 0; i <= r.nring; i++)
-		r.sources[i] = r.w ? perfring_writer_add_source(r.w) : 0;
 	for (uint32_t i = 0; i < r.nring; i++) {
 		ret = perfring_reader_new(ops->ring(b, i), &r.readers[i]);
-		if (ret < 0 || r.sources[i] < 0) {
-			tool_error("cannot read the kernel rings: %s",
-				   strerror(ret < 0 ? -ret : -r.sources[i]));
+		if (ret < 0) {
+			tool_error("cannot read the kernel rings: %s", strerror(-ret));
 			exit_code = TOOL_EXIT_PROBLEMS;
 			goto out;
 		}
@@ -741,7 +1070,10 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		if (counted > lost)
 			lost = counted;
 	}
-	if (r.w) {
+	if (r.w && opt_switch_mode) {
+		if (chunk_close(&r) < 0)
+			exit_code = TOOL_EXIT_PROBLEMS;
+	} else if (r.w) {
 		for (uint32_t i = 0; i < r.nring; i++)
 			perfring_writer_end_source(r.w, r.sources[i], NULL);
 		/*
@@ -771,7 +1103,7 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	 * reads the output back, so only a regular file: /dev/null, a FIFO or
 	 * standard output is written as perf record writes it, and skipped.
 	 */
-	if (!opt_no_jit && out) {
+	if (!opt_no_jit && out && !opt_switch_mode) {
 		if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
 			if (jit_bake_file(out, argc, (const char *const *)argv,
 					  compress_opt_level(), NULL, &jit) < 0)
@@ -787,7 +1119,11 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	 * the command's private folder and those its maps name.  As for JIT
 	 * symbols, only a regular file can be read back.
 	 */
-	if (!opt_no_markers && out && strcmp(out, "-") != 0 && stat(out, &st) == 0 &&
+	if (opt_switch_mode) {
+		if (!opt_no_markers && marks_dir && marks_dir_has_rings())
+			tool_error("note: markers not merged: with --switch-output they would "
+				   "repeat in every chunk");
+	} else if (!opt_no_markers && out && strcmp(out, "-") != 0 && stat(out, &st) == 0 &&
 	    S_ISREG(st.st_mode)) {
 		if (marks_merge_file(out, argc, (const char *const *)argv, compress_opt_level(),
 				     marks_dir, &marks) < 0)
@@ -816,7 +1152,22 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 
 		g_string_append_printf(s, "%" PRIu64 " samples, %" PRIu64 " records, %" PRIu64
 				       " lost", r.samples, r.records, lost);
-		if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
+		if (opt_switch_mode) {
+			uint64_t total = 0;
+
+			for (GList *l = r.chunks.head; l; l = l->next)
+				if (stat(l->data, &st) == 0)
+					total += (uint64_t)st.st_size;
+			g_string_append_printf(s, ", %" PRIu64 " chunk%s", r.nchunks,
+					       r.nchunks == 1 ? "" : "s");
+			if (r.removed)
+				g_string_append_printf(s, " (%" PRIu64 " removed)", r.removed);
+			if (r.chunks.head)
+				g_string_append_printf(s, ", %.3f MB in %s .. %s",
+						       (double)total / (1024.0 * 1024.0),
+						       (char *)r.chunks.head->data,
+						       (char *)r.chunks.tail->data);
+		} else if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
 			g_string_append_printf(s, ", %.3f MB written to %s",
 					       (double)st.st_size / (1024.0 * 1024.0), out);
 		else if (out)
@@ -824,6 +1175,9 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		if (out && compress_opt_level())	/* as perf record -z says it */
 			g_string_append_printf(s, ", compressed (original %.3f MB)",
 					       (double)r.bytes / (1024.0 * 1024.0));
+		if (r.jit.elfs)
+			g_string_append_printf(s, "; JIT symbols baked into the chunks (%" PRIu64
+					       " ELFs)", r.jit.elfs);
 		if (jit.elfs)
 			g_string_append_printf(s, "; %" PRIu64 " JIT functions resolved (%s)",
 					       jit.functions, jit.elfs == 1 ? "1 ELF" : "ELFs");
@@ -833,9 +1187,17 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 		tool_error("%s", s->str);
 		g_string_free(s, TRUE);
 	}
+	if (r.stop)
+		r.unwritten += r.chunk_samples;
+	if (r.unwritten)
+		tool_error("warning: %" PRIu64 " of the %" PRIu64 " samples were not written "
+			   "(a chunk could not be completed)", r.unwritten, r.samples);
 out:
 	if (r.w)
 		perfring_writer_abort(r.w);
+	g_queue_clear_full(&r.chunks, g_free);
+	g_free(r.chunk);
+	sideband_free(r.sb);
 	for (uint32_t i = 0; r.readers && i < r.nring; i++)
 		perfring_reader_free(r.readers[i]);
 	g_free(r.readers);
@@ -913,6 +1275,7 @@ int main(int argc, char **argv)
 		"  perfring-record --call-graph dwarf -m 4M -- ./prog   (no frame pointers needed)\n"
 		"  perfring-record -C 0,2-3 --switch-events --duration 2\n"
 		"  perfring-record -t 4321 -k realtime --duration 5\n"
+		"  perfring-record --switch-output=5m --switch-max-files=12 -p 1234   (hours, in chunks)\n"
 		"\n"
 		"Environment:\n"
 		"  PERFRING_PLUGIN_PATH    colon-separated plugin directories or files, searched first;\n"
@@ -990,6 +1353,12 @@ int main(int argc, char **argv)
 			bad = "--size needs a byte count such as 65536, 512K or 4M";
 		else if (opt_duration < 0)
 			bad = "--duration needs a positive number of seconds";
+		else if (opt_switch_mode && (opt_stat || (opt_ring && !opt_output) ||
+					     (opt_output && strcmp(opt_output, "-") == 0)))
+			bad = "--switch-output cuts a perf.data file (-o FILE), not --stat, --ring "
+			      "or a pipe";
+		else if (opt_switch_max_files < 0 || (opt_switch_max_files && !opt_switch_mode))
+			bad = "--switch-max-files needs a positive N and --switch-output";
 		if (bad) {
 			tool_error("%s", bad);
 			exit_code = TOOL_EXIT_USAGE;
@@ -1046,7 +1415,7 @@ int main(int argc, char **argv)
 	if (opt_stat)
 		exit_code = do_stat(ops, b, sfd);
 	else
-		exit_code = do_record(ops, b, sfd, orig_argc, orig_argv);
+		exit_code = do_record(ops, b, reg, sfd, orig_argc, orig_argv);
 out:
 	if (b)
 		ops->close(b);

@@ -33,6 +33,9 @@ TOOLS_SH_TESTS = tests/tools/record-perf.sh tests/tools/record-stat.sh \
 	tests/tools/record-options.sh tests/tools/record-progress.sh
 # An output that is not a regular file (/dev/null, a FIFO, -o -).
 TOOLS_SH_TESTS += tests/tools/record-devnull.sh
+# --switch-output: chunks that open alone, nothing lost at a switch,
+# SIGUSR2, --switch-max-files, a full disk at a switch.
+TOOLS_SH_TESTS += tests/tools/record-switch.sh
 
 # perfring-dump: end-to-end tests against the real perf (dump-perf.sh),
 # damaged input (dump-damage.sh), --check on inputs with known problems
