@@ -40,7 +40,6 @@
 TOOL_DEFINE_BUILD_PLUGINS_PATH;
 
 #define BATCH 256		/* records per input per turn of the merge */
-#define PREREAD_MAX 4096	/* pipe-mode records read ahead for attrs */
 #define REC_MAX 65536u
 
 static gchar *opt_output;
@@ -123,7 +122,7 @@ static const GOptionEntry entries[] = {
 
 static struct perfring_registry *reg;
 static unsigned problems;
-static unsigned dropped_bad;	/* records record_ok refused: not written */
+static unsigned dropped_bad;	/* perf.data records the source refused: not written */
 /* A pass over inputs whose problems an earlier pass reported: not again. */
 static bool quiet_inputs;
 
@@ -236,16 +235,10 @@ static void event_free(gpointer p)
 /*
  * Every input is read through the library's sources (lib/source/source.c): the
  * kind is told by the magic (perfring_probe), rings are read with
- * PERFRING_SOURCE_RESYNC (the reader reports each damage and goes on at
- * the next plausible record, validating every record it returns), and
- * perf.data records are validated here with perfring_record_validate.
+ * PERFRING_SOURCE_RESYNC: every record is validated by the library (a
+ * ring's reader, or the source for a perf.data), each damage reported
+ * through on_damage and passed.
  */
-
-struct pending {
-	unsigned char *rec;
-	uint64_t offset;
-	int event;
-};
 
 struct input {
 	char *path;
@@ -254,23 +247,25 @@ struct input {
 	int source;			/* the writer's */
 	bool done;
 	int fd;				/* a named input, -1 for standard input */
-	GQueue pending;			/* pipe mode: struct pending *, read ahead */
-	struct pending *cur;
 	struct perfring_source_record rec;	/* the last one read */
 	const struct perfring_attr **ev_attr;	/* --event: the source's events */
 	bool *ev_keep;				/* and whether --event keeps each */
 	uint32_t nr_ev;
 };
 
-/* A ring's damage, as the reader found it and where it went on. */
+/* Damage, as the library found it (a ring's: and where it went on; a
+ * perf.data's: the record left out). */
 static void on_damage(const struct perfring_diag *d, void *user)
 {
-	(void)user;
+	const struct input *in = user;
+
 	if (quiet_inputs)
 		return;
 	tool_progress_end();
 	tool_error_diag(d);
 	problems++;
+	if (!in->is_ring)
+		dropped_bad++;
 }
 
 static int input_open(struct input *in)
@@ -278,11 +273,10 @@ static int input_open(struct input *in)
 	struct perfring_probe pr = { .sz = sizeof(pr) };
 	struct perfring_diag diag = { 0 };
 	PERFRING_SOURCE_OPTS(o, .flags = PERFRING_SOURCE_RESYNC, .registry = reg,
-			     .on_damage = on_damage, .name = in->path);
+			     .on_damage = on_damage, .user = in, .name = in->path);
 	bool is_stdin = !strcmp(in->path, "-");
 	int ret;
 
-	g_queue_init(&in->pending);
 	in->rec.sz = sizeof(in->rec);
 	/*
 	 * Opened once, probed and read on that fd: a FIFO is not opened and
@@ -314,27 +308,9 @@ static int input_open(struct input *in)
 			return -1;
 		}
 	}
-	if (perfring_source_kind(in->src) == PERFRING_SOURCE_PERFDATA_PIPE) {
-		/* Read ahead until the attrs (and their names) are known. */
-		for (int n = 0; n < PREREAD_MAX; n++) {
-			struct perfring_source_record r = { .sz = sizeof(r) };
-			struct pending *p;
-
-			ret = perfring_source_next(in->src, &r, &diag);
-			if (ret <= 0)
-				break;
-			p = g_new0(struct pending, 1);
-			p->rec = g_memdup2(r.hdr, r.size);
-			p->offset = r.offset;
-			p->event = r.event;
-			g_queue_push_tail(&in->pending, p);
-			if (r.type == PERFRING_RECORD_SAMPLE ||
-			    r.type == PERFRING_RECORD_FINISHED_ROUND ||
-			    r.type == PERFRING_RECORD_FINISHED_INIT)
-				break;
-		}
-		/* An error here shows again (sticky) when reading on. */
-	}
+	/* Pipe mode: read ahead until the attrs (and their names) are known;
+	 * a damage met there comes back, sticky, when reading on. */
+	perfring_source_read_ahead(in->src, 0, NULL);
 	for (uint32_t i = 0; i < perfring_source_nr_events(in->src); i++) {
 		PERFRING_EVENT_DESC(d);
 
@@ -348,25 +324,10 @@ static int input_open(struct input *in)
 	}
 	/* A file cut short in its feature table or sections is damaged too. */
 	if (perfring_source_kind(in->src) == PERFRING_SOURCE_PERFDATA) {
-		struct perfring_perfdata *pd = perfring_source_perfdata(in->src);
-		const struct perfring_perfdata_header *h = perfring_perfdata_header(pd);
-		size_t bits = 0;
+		struct perfring_diag fd = { 0 };
 
-		for (int w = 0; w < 4; w++)
-			bits += (size_t)__builtin_popcountll(h->features[w]);
-		if (perfring_perfdata_nr_features(pd) < bits)
-			problem(in->path, h->data_offset + h->data_size,
-				"feature table truncated: %zu of %zu sections",
-				(size_t)perfring_perfdata_nr_features(pd), bits);
-		for (uint32_t i = 0; i < perfring_perfdata_nr_features(pd); i++) {
-			struct perfring_perfdata_feature f = { .sz = sizeof(f) };
-			struct perfring_diag fd = { 0 };
-
-			if (perfring_perfdata_feature(pd, i, &f, &fd) == -EBADMSG) {
-				problem(in->path, fd.offset, "%s", fd.msg);
-				break;
-			}
-		}
+		if (perfring_perfdata_check_features(perfring_source_perfdata(in->src), &fd) < 0)
+			problem(in->path, fd.offset, "%s", fd.msg);
 	}
 	return 0;
 diag_fail:
@@ -380,58 +341,15 @@ diag_fail:
 
 static void input_close(struct input *in)
 {
-	struct pending *p;
-
 	perfring_source_close(in->src);
 	in->src = NULL;
 	if (in->fd >= 0)
 		close(in->fd);
 	in->fd = -1;
-	if (in->cur) {
-		g_free(in->cur->rec);
-		g_free(in->cur);
-		in->cur = NULL;
-	}
-	while ((p = g_queue_pop_head(&in->pending))) {
-		g_free(p->rec);
-		g_free(p);
-	}
 	g_free(in->ev_attr);
 	g_free(in->ev_keep);
 	in->ev_attr = NULL;
 	in->ev_keep = NULL;
-}
-
-/*
- * Does a perf.data record hold together (perfring_record_validate, with
- * the plugins for the types they claim)?  Types perf 6.1 does not know
- * are the writer's to drop or keep (--keep-unknown).  On failure the
- * problem is reported at the record's offset.
- */
-static bool record_ok(const char *file, uint64_t offset, const struct perfring_attr *attr,
-		      const void *rec, size_t size)
-{
-	const struct perfring_event_header *h = rec;
-	struct perfring_diag d;
-
-	if (!perfring_record_type_name(h->type))
-		return true;
-	tool_diag_reset(&d);
-	if (perfring_record_validate(reg, attr, rec, size, offset, &d) == 0)
-		return true;
-	/* The offset is the record's; the message says where inside. */
-	problem(file, offset, "%s", d.msg);
-	dropped_bad += !quiet_inputs;
-	return false;
-}
-
-static const struct perfring_attr *event_attr(const struct input *in, int event)
-{
-	PERFRING_EVENT_DESC(d);
-
-	if (event < 0 || perfring_source_event(in->src, (uint32_t)event, &d) < 0)
-		return NULL;
-	return d.attr;
 }
 
 /*
@@ -442,48 +360,28 @@ static const struct perfring_attr *event_attr(const struct input *in, int event)
 static int input_next(struct input *in, const void **rec, size_t *size, uint64_t *offset,
 		      const struct perfring_attr **attr)
 {
-	for (;;) {
-		struct perfring_source_record *r = &in->rec;
-		struct perfring_diag d;
-		struct pending *p;
-		int ret;
+	struct perfring_source_record *r = &in->rec;
+	struct perfring_diag d;
+	int ret;
 
-		if (in->done)
-			return 0;
-		if (G_UNLIKELY(in->cur)) {
-			g_free(in->cur->rec);
-			g_free(in->cur);
-			in->cur = NULL;
-		}
-		if (G_UNLIKELY(in->pending.length)) {
-			p = g_queue_pop_head(&in->pending);
-			in->cur = p;
-			*rec = p->rec;
-			*size = ((const struct perfring_event_header *)p->rec)->size;
-			*offset = p->offset;
-			*attr = event_attr(in, p->event);
-		} else {
-			tool_diag_reset(&d);
-			ret = perfring_source_next(in->src, r, &d);
-			if (ret < 0 && !quiet_inputs) {
-				tool_progress_end();
-				problems++;
-				tool_error_diag(&d);
-			}
-			if (ret <= 0) {
-				in->done = true;
-				return 0;
-			}
-			*rec = r->hdr;
-			*size = r->size;
-			*offset = r->offset;
-			*attr = r->attr;
-			if (in->is_ring)
-				return 1;	/* validated by the reader */
-		}
-		if (record_ok(in->path, *offset, *attr, *rec, *size))
-			return 1;
+	if (in->done)
+		return 0;
+	tool_diag_reset(&d);
+	ret = perfring_source_next(in->src, r, &d);
+	if (ret < 0 && !quiet_inputs) {
+		tool_progress_end();
+		problems++;
+		tool_error_diag(&d);
 	}
+	if (ret <= 0) {
+		in->done = true;
+		return 0;
+	}
+	*rec = r->hdr;
+	*size = r->size;
+	*offset = r->offset;
+	*attr = r->attr;
+	return 1;
 }
 
 /* ---- --time, --pid, --tid, --comm, --cpu, --event (tools/replay-filter.c) --- */

@@ -70,11 +70,17 @@ struct perfring_source;
 struct perfring_registry;
 
 /* opts.flags */
-#define PERFRING_SOURCE_RESYNC	0x1u	/* ring: after damage, report it through
-					 * opts.on_damage and go on at the next
-					 * plausible record (the reader's
-					 * PERFRING_READER_RESYNC) instead of
-					 * failing */
+#define PERFRING_SOURCE_RESYNC	0x1u	/* go on past damage, reporting each
+					 * through opts.on_damage.  A ring: at
+					 * the next plausible record (the
+					 * reader's PERFRING_READER_RESYNC)
+					 * instead of failing.  A perf.data:
+					 * every record of a type perf knows
+					 * is validated (perfring_record_validate
+					 * with opts.registry), and one that
+					 * fails is reported at its offset and
+					 * skipped; damage to the framing
+					 * itself still ends the source */
 
 struct perfring_source_opts {
 	size_t sz;			/* sizeof(struct perfring_source_opts) */

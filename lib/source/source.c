@@ -201,6 +201,12 @@ struct perfring_source {
 	struct pr_id_rule rule;		/* ring: perf's id rule, by event 0 */
 	int err;			/* sticky */
 	struct perfring_diag diag;
+	/* perf.data with RESYNC: each record validated, a bad one reported
+	 * through on_damage and skipped */
+	int validate;
+	const struct perfring_registry *registry;
+	perfring_problem_fn on_damage;
+	void *user;
 	/* pipe mode: records read ahead (perfring_source_read_ahead), copies
 	 * in one 8-aligned arena, handed out first by perfring_source_next */
 	struct perfring_source_record *ahead;
@@ -347,6 +353,12 @@ static int open_common(int fd, const char *path, const struct perfring_source_op
 		if (err < 0)
 			goto fail;
 		s->swapped = perfring_perfdata_needs_swap(s->pd);
+		if (opts && (opts->flags & PERFRING_SOURCE_RESYNC)) {
+			s->validate = 1;
+			s->registry = opts->registry;
+			s->on_damage = opts->on_damage;
+			s->user = opts->user;
+		}
 		s->kind = perfring_perfdata_is_pipe(s->pd) ? PERFRING_SOURCE_PERFDATA_PIPE :
 							     PERFRING_SOURCE_PERFDATA;
 	}
@@ -512,13 +524,41 @@ static int ring_next(struct perfring_source *s, struct perfring_source_record *r
 	return 1;
 }
 
+/*
+ * RESYNC on a perf.data: does the record hold together (the validator,
+ * with the plugins for the types they claim)?  Types perf does not know
+ * are the caller's to keep or drop.  A bad one is reported, with the
+ * record's offset, through on_damage.
+ */
+static int pd_record_ok(struct perfring_source *s, const struct perfring_perfdata_record *r)
+{
+	struct perfring_diag d;
+
+	if (!perfring_record_type_name(r->type))
+		return 1;
+	d.error = 0;
+	d.msg[0] = d.file[0] = '\0';
+	if (perfring_record_validate(s->registry, r->attr, r->hdr, r->size, r->offset, &d) == 0)
+		return 1;
+	snprintf(d.file, sizeof(d.file), "%s", s->name);
+	/* the offset is the record's; the message says where inside */
+	d.has_offset = 1;
+	d.offset = r->offset;
+	if (s->on_damage)
+		s->on_damage(&d, s->user);
+	return 0;
+}
+
 /* The next record of a perf.data source, into rec's fields. */
 static int pd_next(struct perfring_source *s, struct perfring_source_record *rec,
 		   struct perfring_diag *diag)
 {
 	struct perfring_perfdata_record r;
-	int ret = pr_pd_next(s->pd, &r, diag);
+	int ret;
 
+	do
+		ret = pr_pd_next(s->pd, &r, diag);
+	while (ret == 1 && s->validate && !pd_record_ok(s, &r));
 	if (ret == 1) {
 		rec->hdr = r.hdr;
 		rec->type = r.type;

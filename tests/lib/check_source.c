@@ -404,6 +404,14 @@ struct rec_copy {
 	unsigned char bytes[64];
 };
 
+static uint32_t pr_get_type(const unsigned char *b)
+{
+	uint32_t t;
+
+	memcpy(&t, b, 4);
+	return t;
+}
+
 static size_t all_records(struct perfring_source *s, struct rec_copy *out, size_t max, int *end)
 {
 	struct perfring_source_record r = { .sz = sizeof(r) };
@@ -482,6 +490,82 @@ START_TEST(test_read_ahead)
 	ck_assert_int_eq(perfring_source_open(fixture("pd-two", ".data"), NULL, &d, &s), 0);
 	ck_assert_int_eq(perfring_source_read_ahead(s, 0, &d), 0);
 	perfring_source_close(s);
+}
+END_TEST
+
+/*
+ * A perf.data source with RESYNC validates every record: a COMM whose name
+ * runs into its trailer is reported through on_damage at its offset and
+ * left out, and every other record still comes.  Without RESYNC the same
+ * record is handed over as it is.
+ */
+struct damage_seen {
+	int n;
+	uint64_t offset;
+	char file[256];
+};
+
+static void count_damage(const struct perfring_diag *d, void *user)
+{
+	struct damage_seen *ds = user;
+
+	ds->n++;
+	ds->offset = d->offset;
+	snprintf(ds->file, sizeof(ds->file), "%s", d->file);
+}
+
+START_TEST(test_perfdata_validate)
+{
+	static struct rec_copy a[20000];
+	struct damage_seen ds = { 0 };
+	struct perfring_source *s;
+	struct perfring_source_record r = { .sz = sizeof(r) };
+	struct perfring_diag d;
+	struct pdt_buf in = { 0 };
+	uint64_t comm_off = 0;
+	size_t n, k, n2 = 0;
+	int end, ret, fd;
+
+	ck_assert_int_eq(perfring_source_open(fixture("pd-two", ".data"), NULL, &d, &s), 0);
+	n = all_records(s, a, 20000, &end);
+	perfring_source_close(s);
+	ck_assert_int_eq(end, 0);
+	for (k = 0; k < n; k++)
+		if (pr_get_type(a[k].bytes) == PERFRING_RECORD_COMM)
+			break;
+	ck_assert_uint_lt(k, n);
+	comm_off = a[k].offset;
+	pdt_slurp(fixture("pd-two", ".data"), &in);
+	memset(in.p + comm_off + 16, 'x', a[k].size - 16);	/* name and trailer */
+	fd = pdt_memfd(in.p, in.len);
+
+	{
+		PERFRING_SOURCE_OPTS(o, .flags = PERFRING_SOURCE_RESYNC, .on_damage = count_damage,
+				     .user = &ds, .name = "damaged.data");
+
+		ck_assert_int_eq(perfring_source_open_fd(fd, &o, &d, &s), 0);
+		while ((ret = perfring_source_next(s, &r, &d)) == 1) {
+			ck_assert_uint_ne(r.offset, comm_off);
+			n2++;
+		}
+		ck_assert_int_eq(ret, 0);
+		perfring_source_close(s);
+	}
+	ck_assert_int_eq(ds.n, 1);
+	ck_assert_uint_eq(ds.offset, comm_off);
+	ck_assert_str_eq(ds.file, "damaged.data");
+	ck_assert_uint_eq(n2, n - 1);
+
+	/* without RESYNC: handed over as it is */
+	n2 = 0;
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);	/* the reader shares fd's offset */
+	ck_assert_int_eq(perfring_source_open_fd(fd, NULL, &d, &s), 0);
+	while (perfring_source_next(s, &r, &d) == 1)
+		n2++;
+	perfring_source_close(s);
+	ck_assert_uint_eq(n2, n);
+	close(fd);
+	pdt_free(&in);
 }
 END_TEST
 
@@ -1096,6 +1180,7 @@ static Suite *source_suite(void)
 	tcase_add_loop_test(tc, test_events_as_perf, 0,
 			    (int)(sizeof(event_fixtures) / sizeof(event_fixtures[0])));
 	tcase_add_test(tc, test_read_ahead);
+	tcase_add_test(tc, test_perfdata_validate);
 	tcase_add_test(tc, test_ring_source);
 	tcase_add_test(tc, test_record_id);
 	suite_add_tcase(s, tc);
