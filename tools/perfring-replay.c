@@ -1277,6 +1277,239 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 	return status;
 }
 
+/* One pass over the inputs into one output: what replay_pass's steps share. */
+struct pass {
+	struct input *in;
+	int nin;
+	struct perfring_writer *w;
+	struct jit_bake *bake;
+	struct marks_state *marks;
+	struct marks_merge *look;	/* later: the marker rings named */
+	int bake_src, marks_src;
+	bool bake_done, marks_done;
+};
+
+/* Open every input; their events are declared as they open. */
+static int open_inputs(struct pass *p, char **paths, bool *any_ring)
+{
+	for (int i = 0; i < p->nin; i++)
+		p->in[i].fd = -1;
+	for (int i = 0; i < p->nin; i++) {
+		p->in[i].path = paths[i];
+		if (input_open(&p->in[i]) < 0)
+			return -1;
+		*any_ring |= p->in[i].is_ring;
+	}
+	return 0;
+}
+
+/* The filter's events, and its first passes (time bounds, scans), once. */
+static int prepare_filter(struct pass *p, char **paths)
+{
+	bool any = false;
+
+	for (int i = 0; i < p->nin; i++)
+		any |= filter_events(&p->in[i]);
+	if (!any) {
+		tool_error("--event %s: no event of the input%s has that name",
+			   opt_event, p->nin > 1 ? "s" : "");
+		return -1;
+	}
+	/* once: a pass done again (markers found) has them */
+	if (!filter_ready && rf_time_needs_bounds(filter) &&
+	    filter_time_bounds(p->in, p->nin, paths) < 0)
+		return -1;
+	if (!filter_ready && rf_needs_scan(filter) && filter_scan(p->nin, paths) < 0)
+		return -1;
+	filter_ready = true;
+	return 0;
+}
+
+/* --json-out: the events as ATTR lines, then every record as a line. */
+static int write_json_lines(struct pass *p)
+{
+	GString *line = g_string_new(NULL);
+	const struct perfring_attr **attrs = g_new(const struct perfring_attr *, events->len + 1);
+	const uint64_t **ids = g_new(const uint64_t *, events->len + 1);
+	size_t *nr_ids = g_new(size_t, events->len + 1);
+
+	for (size_t i = 0; i < events->len; i++) {
+		struct event *e = events->pdata[i];
+
+		g_string_truncate(line, 0);
+		jc_encode_attr(line, &e->attr, e->ids, e->nr_ids, e->name);
+		puts(line->str);
+		attrs[i] = &e->attr;
+		ids[i] = e->ids;
+		nr_ids[i] = e->nr_ids;
+	}
+	for (int i = 0; i < p->nin; i++) {
+		const void *rec;
+		const struct perfring_attr *attr;
+		size_t size;
+		uint64_t off;
+
+		while (input_next(&p->in[i], &rec, &size, &off, &attr) == 1) {
+			if (((const struct perfring_event_header *)rec)->type ==
+			    PERFRING_RECORD_HEADER_ATTR)
+				continue;	/* the ATTR lines above */
+			g_string_truncate(line, 0);
+			jc_encode_record(line, reg,
+					 jc_field_attr(attrs, ids, nr_ids, events->len, attr, rec,
+						       size),
+					 rec, size, false, 0);
+			puts(line->str);
+		}
+	}
+	g_free(attrs);
+	g_free(ids);
+	g_free(nr_ids);
+	g_string_free(line, TRUE);
+	return fflush(stdout) == 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
+}
+
+/*
+ * The JIT baking and the markers, then the writer with its events,
+ * features and one source per input (and per baker and marker merge).
+ * --jit first: its pass opens the inputs again, which declares their
+ * events again, as they are; the markers then change them (IDENTIFIER,
+ * ids), and the MMAP2s baked get the event as changed.
+ */
+static int prepare_output(struct pass *p, char **paths, int argc, char **argv, bool later,
+			  bool any_ring)
+{
+	size_t bake_ev = 0;
+
+	if (opt_jit && !(p->bake = jit_prepare(p->nin, paths, &bake_ev)))
+		return -1;
+	if (later && !has_marks_event())
+		p->look = marks_merge_new();
+	else if (!later && !opt_no_markers && marks_prepare(p->in, p->nin, paths, &p->marks) < 0)
+		return -1;
+	if (p->bake && p->marks && p->marks->m) {
+		const struct event *e = events->pdata[bake_ev];
+
+		jit_bake_set_event(p->bake, &e->attr, e->ids[0]);
+	}
+	if (writer_open(argc, argv, any_ring, &p->w) < 0 || writer_add_events(p->w) < 0 ||
+	    carry_features(p->w, p->in, p->nin) < 0 ||
+	    (p->marks && p->marks->m && marks_setup(p->w, p->marks) < 0))
+		return -1;
+	for (int i = 0; i < p->nin; i++)
+		p->in[i].source = perfring_writer_add_source(p->w);
+	if (p->bake)
+		p->bake_src = perfring_writer_add_source(p->w);
+	if (p->marks && p->marks->m)
+		p->marks_src = perfring_writer_add_source(p->w);
+	else
+		p->marks_done = true;
+	return 0;
+}
+
+/* One record of an input: through the baker, the markers and the filter
+ * into the writer.  -1 on a writer error. */
+static int put_record(struct pass *p, struct input *in, const struct perfring_attr *attr,
+		      const void *rec, size_t size, uint64_t off)
+{
+	if (p->look) {
+		uint32_t type = ((const struct perfring_event_header *)rec)->type;
+
+		if (type == PERFRING_RECORD_MMAP || type == PERFRING_RECORD_MMAP2)
+			marks_merge_scan(p->look, attr, rec, size);
+	}
+	if (p->bake && jit_bake_drop(p->bake, attr, rec, size))
+		return 0;
+	if (p->marks && !marks_keep(p->marks, attr, rec, size))
+		return 0;
+	if (filter && !rf_keep(filter, attr, event_kept(in, attr), rec, size))
+		return 0;
+	if (p->marks && p->marks->m && !(size = marks_fix(p->marks, attr, &rec, size))) {
+		problem(in->path, off, "a record of 65528 bytes or more has no room for the "
+			"sample id that the markers' event needs: dropped");
+		return 0;
+	}
+	if (writer_put(p->w, in->source, in->path, off, rec, size) < 0)
+		return -1;
+	if (!(++done_records % 4096))
+		tool_progress("%" PRIu64 " records...", done_records);
+	return 0;
+}
+
+/* A batch of one input's records: 1 if it has more, 0 at its end (its
+ * writer source ended), -1 on an error. */
+static int feed_input(struct pass *p, struct input *in)
+{
+	const void *rec;
+	const struct perfring_attr *attr;
+	size_t size;
+	uint64_t off;
+	struct perfring_diag diag = { 0 };
+
+	if (in->done)
+		return 0;
+	for (int n = 0; n < BATCH; n++) {
+		if (input_next(in, &rec, &size, &off, &attr) != 1)
+			break;
+		if (put_record(p, in, attr, rec, size, off) < 0)
+			return -1;
+	}
+	if (!in->done)
+		return 1;
+	if (perfring_writer_end_source(p->w, in->source, &diag) < 0) {
+		tool_error_diag(&diag);
+		return -1;
+	}
+	return 0;
+}
+
+/* The inputs, the baked JIT maps and the markers, merged into the writer. */
+static int copy_records(struct pass *p)
+{
+	bool left;
+
+	do {
+		left = false;
+		if (p->bake && !p->bake_done &&
+		    jit_feed(p->w, p->bake, p->bake_src, &p->bake_done) < 0)
+			return -1;
+		left |= p->bake && !p->bake_done;
+		if (p->marks && !p->marks_done &&
+		    marks_feed(p->w, p->marks, p->marks_src, &p->marks_done) < 0)
+			return -1;
+		left |= p->marks && !p->marks_done;
+		for (int i = 0; i < p->nin; i++) {
+			int r = feed_input(p, &p->in[i]);
+
+			if (r < 0)
+				return -1;
+			left |= r > 0;
+		}
+	} while (left);
+	tool_progress_end();
+	return 0;
+}
+
+/* The output completed, and the summaries: the exit status. */
+static int finish_pass(struct pass *p)
+{
+	int status = TOOL_EXIT_OK;
+	int r = writer_finish(p->w);
+
+	p->w = NULL;	/* finished or aborted by writer_finish */
+	if (r < 0)
+		return TOOL_EXIT_USAGE;
+	if (p->bake)
+		jit_summary(p->bake);
+	if (p->marks && p->marks->m)
+		marks_merge_summary(p->marks->m);
+	if (p->marks && p->marks->spans)
+		tool_error("%" PRIu64 " samples kept, %" PRIu64 " dropped (%" PRIu64 " spans)",
+			   p->marks->kept, p->marks->dropped, marks_span_count(p->marks->spans));
+	if (filter && filter_summary())
+		status = TOOL_EXIT_PROBLEMS;
+	return status;
+}
+
 /*
  * later: look for marker rings while writing (can_look_for_markers_later);
  * *again set when they were found: nothing is written then.
@@ -1284,193 +1517,32 @@ static int replay_inputs(int nin, char **paths, int argc, char **argv)
 static int replay_pass(int nin, char **paths, int argc, char **argv, bool later,
 		       bool *again)
 {
-	struct input *in = g_new0(struct input, nin);
-	struct perfring_writer *w = NULL;
-	struct jit_bake *bake = NULL;
-	struct marks_state *marks = NULL;
-	struct marks_merge *look = NULL;	/* later: the marker rings named */
-	bool any_ring = false, left, bake_done = false, marks_done = false;
-	int bake_src = -1, marks_src = -1;
-	size_t bake_ev = 0;
+	struct pass p = { .in = g_new0(struct input, nin), .nin = nin,
+			  .bake_src = -1, .marks_src = -1 };
+	bool any_ring = false;
 	int status = TOOL_EXIT_USAGE;
 
-	for (int i = 0; i < nin; i++)
-		in[i].fd = -1;
-	for (int i = 0; i < nin; i++) {
-		in[i].path = paths[i];
-		if (input_open(&in[i]) < 0)
-			goto out;
-		any_ring |= in[i].is_ring;
-	}
-	if (filter) {
-		bool any = false;
-
-		for (int i = 0; i < nin; i++)
-			any |= filter_events(&in[i]);
-		if (!any) {
-			tool_error("--event %s: no event of the input%s has that name",
-				   opt_event, nin > 1 ? "s" : "");
-			goto out;
-		}
-		/* once: a pass done again (markers found) has them */
-		if (!filter_ready && rf_time_needs_bounds(filter) &&
-		    filter_time_bounds(in, nin, paths) < 0)
-			goto out;
-		if (!filter_ready && rf_needs_scan(filter) && filter_scan(nin, paths) < 0)
-			goto out;
-		filter_ready = true;
-	}
+	if (open_inputs(&p, paths, &any_ring) < 0 || (filter && prepare_filter(&p, paths) < 0))
+		goto out;
 	if (opt_json_out) {
-		GString *line = g_string_new(NULL);
-		const struct perfring_attr **attrs = g_new(const struct perfring_attr *, events->len + 1);
-		const uint64_t **ids = g_new(const uint64_t *, events->len + 1);
-		size_t *nr_ids = g_new(size_t, events->len + 1);
-
-		for (size_t i = 0; i < events->len; i++) {
-			struct event *e = events->pdata[i];
-
-			g_string_truncate(line, 0);
-			jc_encode_attr(line, &e->attr, e->ids, e->nr_ids, e->name);
-			puts(line->str);
-			attrs[i] = &e->attr;
-			ids[i] = e->ids;
-			nr_ids[i] = e->nr_ids;
-		}
-		for (int i = 0; i < nin; i++) {
-			const void *rec;
-			const struct perfring_attr *attr;
-			size_t size;
-			uint64_t off;
-
-			while (input_next(&in[i], &rec, &size, &off, &attr) == 1) {
-				if (((const struct perfring_event_header *)rec)->type ==
-				    PERFRING_RECORD_HEADER_ATTR)
-					continue;	/* the ATTR lines above */
-				g_string_truncate(line, 0);
-				jc_encode_record(line, reg,
-						 jc_field_attr(attrs, ids, nr_ids, events->len,
-							       attr, rec, size),
-						 rec, size, false, 0);
-				puts(line->str);
-			}
-		}
-		g_free(attrs);
-		g_free(ids);
-		g_free(nr_ids);
-		g_string_free(line, TRUE);
-		status = fflush(stdout) == 0 ? TOOL_EXIT_OK : TOOL_EXIT_USAGE;
+		status = write_json_lines(&p);
 		goto out;
 	}
-	/*
-	 * --jit first: its pass opens the inputs again, which declares their
-	 * events again, as they are; the markers then change them (IDENTIFIER,
-	 * ids), and the MMAP2s baked get the event as changed.
-	 */
-	if (opt_jit && !(bake = jit_prepare(nin, paths, &bake_ev)))
+	if (prepare_output(&p, paths, argc, argv, later, any_ring) < 0 || copy_records(&p) < 0)
 		goto out;
-	if (later && !has_marks_event())
-		look = marks_merge_new();
-	else if (!later && !opt_no_markers && marks_prepare(in, nin, paths, &marks) < 0)
-		goto out;
-	if (bake && marks && marks->m) {
-		const struct event *e = events->pdata[bake_ev];
-
-		jit_bake_set_event(bake, &e->attr, e->ids[0]);
-	}
-	if (writer_open(argc, argv, any_ring, &w) < 0 || writer_add_events(w) < 0 ||
-	    carry_features(w, in, nin) < 0 || (marks && marks->m && marks_setup(w, marks) < 0))
-		goto out;
-	for (int i = 0; i < nin; i++)
-		in[i].source = perfring_writer_add_source(w);
-	if (bake)
-		bake_src = perfring_writer_add_source(w);
-	if (marks && marks->m)
-		marks_src = perfring_writer_add_source(w);
-	else
-		marks_done = true;
-	do {
-		left = false;
-		if (bake && !bake_done && jit_feed(w, bake, bake_src, &bake_done) < 0)
-			goto out;
-		left |= bake && !bake_done;
-		if (marks && !marks_done && marks_feed(w, marks, marks_src, &marks_done) < 0)
-			goto out;
-		left |= marks && !marks_done;
-		for (int i = 0; i < nin; i++) {
-			const void *rec;
-			const struct perfring_attr *attr;
-			size_t size;
-			uint64_t off;
-			int n;
-
-			if (in[i].done)
-				continue;
-			for (n = 0; n < BATCH; n++) {
-				if (input_next(&in[i], &rec, &size, &off, &attr) != 1)
-					break;
-				if (look) {
-					uint32_t type = ((const struct perfring_event_header *)rec)->type;
-
-					if (type == PERFRING_RECORD_MMAP || type == PERFRING_RECORD_MMAP2)
-						marks_merge_scan(look, attr, rec, size);
-				}
-				if (bake && jit_bake_drop(bake, attr, rec, size))
-					continue;
-				if (marks && !marks_keep(marks, attr, rec, size))
-					continue;
-				if (filter && !rf_keep(filter, attr, event_kept(&in[i], attr), rec, size))
-					continue;
-				if (marks && marks->m && !(size = marks_fix(marks, attr, &rec, size))) {
-					problem(in[i].path, off, "a record of 65528 bytes or more "
-						"has no room for the sample id that the markers' "
-						"event needs: dropped");
-					continue;
-				}
-				if (writer_put(w, in[i].source, in[i].path, off, rec, size) < 0)
-					goto out;
-				if (!(++done_records % 4096))
-					tool_progress("%" PRIu64 " records...", done_records);
-			}
-			if (in[i].done) {
-				struct perfring_diag diag = { 0 };
-
-				if (perfring_writer_end_source(w, in[i].source, &diag) < 0) {
-					tool_error_diag(&diag);
-					goto out;
-				}
-			} else {
-				left = true;
-			}
-		}
-	} while (left);
-	tool_progress_end();
-	if (look && marks_merge_nr_rings(look)) {
+	if (p.look && marks_merge_nr_rings(p.look)) {
 		*again = true;	/* with the markers merged */
 		goto out;
 	}
-	if (writer_finish(w) < 0) {
-		w = NULL;
-		goto out;
-	}
-	w = NULL;
-	status = TOOL_EXIT_OK;
-	if (bake)
-		jit_summary(bake);
-	if (marks && marks->m)
-		marks_merge_summary(marks->m);
-	if (marks && marks->spans)
-		tool_error("%" PRIu64 " samples kept, %" PRIu64 " dropped (%" PRIu64 " spans)",
-			   marks->kept, marks->dropped, marks_span_count(marks->spans));
-	if (filter && filter_summary())
-		status = TOOL_EXIT_PROBLEMS;
+	status = finish_pass(&p);
 out:
-	perfring_writer_abort(w);
+	perfring_writer_abort(p.w);
 	for (int i = 0; i < nin; i++)
-		input_close(&in[i]);
-	g_free(in);
-	jit_bake_free(bake);
-	marks_state_free(marks);
-	marks_merge_free(look);
+		input_close(&p.in[i]);
+	g_free(p.in);
+	jit_bake_free(p.bake);
+	marks_state_free(p.marks);
+	marks_merge_free(p.look);
 	return status;
 }
 
@@ -1710,16 +1782,11 @@ out:
 
 /* ---- main ------------------------------------------------------------------- */
 
-int main(int argc, char **argv)
+/* The option context, with the help text. */
+static GOptionContext *option_context(void)
 {
-	GOptionContext *ctx;
-	GError *err = NULL;
-	char **orig_argv = g_strdupv(argv);
-	int orig_argc = argc;
-	int status;
+	GOptionContext *ctx = g_option_context_new("[--] RING|PERF.DATA...");
 
-	tool_init("perfring-replay");
-	ctx = g_option_context_new("[--] RING|PERF.DATA...");
 	g_option_context_set_summary(ctx,
 		"Turn perfring ring files, perf.data files (file or pipe mode) or JSON lines\n"
 		"into a perf.data that perf report and perf script read.  Several inputs are\n"
@@ -1744,95 +1811,59 @@ int main(int argc, char **argv)
 		"or line; everything else is still written), 2 usage error or unreadable input.");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	compress_opt_add(ctx);
-	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-		tool_error("%s", err->message);
-		g_error_free(err);
-		g_option_context_free(ctx);
-		g_strfreev(orig_argv);
-		return TOOL_EXIT_USAGE;
+	return ctx;
+}
+
+/* --json-in's options: no other input, one output. */
+static int check_json_in_options(int argc)
+{
+	if (argc > 1 || opt_json_out || opt_jit || opt_markers || opt_span || opt_time ||
+	    opt_pid || opt_tid || opt_comm || opt_cpu || opt_event) {
+		tool_error("--json-in takes no other input (nor --jit, --markers, "
+			   "--span, --time, --pid, --tid, --comm, --cpu, --event)");
+		return -1;
 	}
-	g_option_context_free(ctx);
-	status = TOOL_EXIT_USAGE;
-	if (opt_version) {
-		tool_print_version();
-		status = TOOL_EXIT_OK;
-		goto out;
+	if (!!opt_output == !!opt_ring) {
+		tool_error("--json-in needs either -o OUT or --ring FILE");
+		return -1;
 	}
-	if (opt_kmap && strcmp(opt_kmap, "auto") && strcmp(opt_kmap, "exclude") &&
-	    strcmp(opt_kmap, "none")) {
-		tool_error("--kernel-map: expected auto, exclude or none, not \"%s\"", opt_kmap);
-		goto out;
+	if (opt_ring && compress_opt_level()) {
+		tool_error("-z compresses a perf.data (-o OUT), not a --ring file");
+		return -1;
 	}
-	if (argc > 1 && !strcmp(argv[1], "--")) {
-		argv++;
-		argc--;
+	return 0;
+}
+
+/* The options of a replay of inputs, the filter built from them. */
+static int check_input_options(int argc)
+{
+	if (opt_ring) {
+		tool_error("--ring goes with --json-in");
+		return -1;
 	}
-	if (!opt_list_plugins) {
-		if (opt_json_in) {
-			if (argc > 1 || opt_json_out || opt_jit || opt_markers || opt_span ||
-			    opt_time || opt_pid || opt_tid || opt_comm || opt_cpu || opt_event) {
-				tool_error("--json-in takes no other input (nor --jit, --markers, "
-					   "--span, --time, --pid, --tid, --comm, --cpu, --event)");
-				goto out;
-			}
-			if (!!opt_output == !!opt_ring) {
-				tool_error("--json-in needs either -o OUT or --ring FILE");
-				goto out;
-			}
-			if (opt_ring && compress_opt_level()) {
-				tool_error("-z compresses a perf.data (-o OUT), not a --ring file");
-				goto out;
-			}
-		} else {
-			if (opt_ring) {
-				tool_error("--ring goes with --json-in");
-				goto out;
-			}
-			if (argc < 2) {
-				tool_error("no input (try --help)");
-				goto out;
-			}
-			if (!opt_output && !opt_json_out) {
-				tool_error("no output: -o OUT is needed (try --help)");
-				goto out;
-			}
-			if (opt_span && opt_no_markers) {
-				tool_error("--span takes its spans from the markers: not with "
-					   "--no-markers");
-				goto out;
-			}
-			if (filter_from_options() < 0)
-				goto out;
-			if (opt_jit && !opt_output) {
-				tool_error("--jit needs -o OUT (the ELFs go beside it)");
-				goto out;
-			}
-		}
+	if (argc < 2) {
+		tool_error("no input (try --help)");
+		return -1;
 	}
-	perfring_set_log(log_cb, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (tool_load_plugins(&reg) < 0)
-		goto out;
-	if (opt_list_plugins) {
-		tool_list_plugins(reg, opt_verbose);
-		status = TOOL_EXIT_OK;
-		goto out;
+	if (!opt_output && !opt_json_out) {
+		tool_error("no output: -o OUT is needed (try --help)");
+		return -1;
 	}
-	events = g_ptr_array_new_with_free_func(event_free);
-	if (opt_json_in)
-		status = replay_json(orig_argc, orig_argv);
-	else
-		status = replay_inputs(argc - 1, argv + 1, orig_argc, orig_argv);
-	if (dropped_bad)
-		tool_error("%u damaged records dropped (each reported above with its offset)",
-			   dropped_bad);
-	if (status == TOOL_EXIT_OK && problems)
-		status = TOOL_EXIT_PROBLEMS;
-out:
-	if (events)
-		g_ptr_array_free(events, TRUE);
-	perfring_registry_free(reg);
-	g_strfreev(orig_argv);
+	if (opt_span && opt_no_markers) {
+		tool_error("--span takes its spans from the markers: not with --no-markers");
+		return -1;
+	}
+	if (filter_from_options() < 0)
+		return -1;
+	if (opt_jit && !opt_output) {
+		tool_error("--jit needs -o OUT (the ELFs go beside it)");
+		return -1;
+	}
+	return 0;
+}
+
+static void free_options(void)
+{
 	g_free(opt_output);
 	g_free(opt_json_in);
 	g_free(opt_ring);
@@ -1847,5 +1878,75 @@ out:
 	g_free(opt_cpu);
 	g_free(opt_event);
 	rf_free(filter);
+}
+
+/* After the options: the plugins, then the replay itself; the exit status. */
+static int run(int argc, char **argv, int orig_argc, char **orig_argv)
+{
+	int status;
+
+	perfring_set_log(log_cb, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (tool_load_plugins(&reg) < 0)
+		return TOOL_EXIT_USAGE;
+	if (opt_list_plugins) {
+		tool_list_plugins(reg, opt_verbose);
+		return TOOL_EXIT_OK;
+	}
+	events = g_ptr_array_new_with_free_func(event_free);
+	if (opt_json_in)
+		status = replay_json(orig_argc, orig_argv);
+	else
+		status = replay_inputs(argc - 1, argv + 1, orig_argc, orig_argv);
+	if (dropped_bad)
+		tool_error("%u damaged records dropped (each reported above with its offset)",
+			   dropped_bad);
+	if (status == TOOL_EXIT_OK && problems)
+		status = TOOL_EXIT_PROBLEMS;
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	GOptionContext *ctx;
+	GError *err = NULL;
+	char **orig_argv = g_strdupv(argv);
+	int orig_argc = argc;
+	int status = TOOL_EXIT_USAGE;
+
+	tool_init("perfring-replay");
+	ctx = option_context();
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		tool_error("%s", err->message);
+		g_error_free(err);
+		g_option_context_free(ctx);
+		g_strfreev(orig_argv);
+		return TOOL_EXIT_USAGE;
+	}
+	g_option_context_free(ctx);
+	if (opt_version) {
+		tool_print_version();
+		status = TOOL_EXIT_OK;
+		goto out;
+	}
+	if (opt_kmap && strcmp(opt_kmap, "auto") && strcmp(opt_kmap, "exclude") &&
+	    strcmp(opt_kmap, "none")) {
+		tool_error("--kernel-map: expected auto, exclude or none, not \"%s\"", opt_kmap);
+		goto out;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--")) {
+		argv++;
+		argc--;
+	}
+	if (!opt_list_plugins &&
+	    (opt_json_in ? check_json_in_options(argc) : check_input_options(argc)) < 0)
+		goto out;
+	status = run(argc, argv, orig_argc, orig_argv);
+out:
+	if (events)
+		g_ptr_array_free(events, TRUE);
+	perfring_registry_free(reg);
+	g_strfreev(orig_argv);
+	free_options();
 	return status;
 }
