@@ -835,6 +835,15 @@ static char *command_string(void)
 	return g_strdup("'system wide'");
 }
 
+/* How the command ended, if it did not exit with 0. */
+static void say_command_status(int status)
+{
+	if (status != -1 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		tool_error("note: %s %s %d", opt_cmd[0],
+			   WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
+			   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
 static int do_stat(const struct perfring_backend_ops *ops, struct perfring_backend *b, int sfd)
 {
 	struct perfring_diag d = { 0 };
@@ -888,10 +897,7 @@ static int do_stat(const struct perfring_backend_ops *ops, struct perfring_backe
 			c.enabled ? 100.0 * (double)c.running / (double)c.enabled : 0.0);
 	}
 	fprintf(stderr, "\n %17.9f seconds time elapsed\n\n", t1 - t0);
-	if (status != -1 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-		tool_error("note: %s %s %d", opt_cmd[0],
-			   WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
-			   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	say_command_status(status);
 	return TOOL_EXIT_OK;
 }
 
@@ -949,22 +955,17 @@ static void marks_dir_remove(void)
 	marks_dir = NULL;
 }
 
-static int do_record(const struct perfring_backend_ops *ops, struct perfring_backend *b,
-		     const struct perfring_registry *reg, int sfd, int argc, char **argv)
+/*
+ * The backend's descriptions of its nev events, which go as they are to
+ * the writer and the ring.  0, or TOOL_EXIT_PROBLEMS (said, nothing kept).
+ */
+static int describe_events(const struct perfring_backend_ops *ops, struct perfring_backend *b,
+			   struct perfring_event_desc **descsp, uint32_t *nevp)
 {
-	struct perfring_diag d = { 0 };
-	struct rec r = { .ops = ops, .b = b };
 	uint32_t nev = ops->nr_events(b);
 	struct perfring_event_desc *descs = g_new0(struct perfring_event_desc, nev);
-	const char *out = opt_output ? opt_output : opt_ring ? NULL : "perf.data";
-	uint64_t lost = 0;
-	int ret, exit_code = TOOL_EXIT_OK;
-	struct stat st;
-	struct jit_bake_stats jit = { 0 };
-	struct marks_merge_stats marks = { 0 };
-	bool marks_done = false;
+	int ret;
 
-	/* The backend's descriptions go as they are to the writer and the ring. */
 	for (uint32_t i = 0; i < nev; i++) {
 		descs[i].sz = sizeof(descs[i]);
 		ret = ops->event(b, i, &descs[i]);
@@ -975,82 +976,111 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 			return TOOL_EXIT_PROBLEMS;
 		}
 	}
-	r.descs = descs;
-	r.nev = nev;
-	r.argc = argc;
-	r.argv = argv;
-	r.base = out;
-	r.clockid = nev ? descs[0].attr->clockid : CLOCK_MONOTONIC;
-	r.nring = ops->nr_rings(b);
-	r.sources = g_new0(int, r.nring + 1);
-	if (out && opt_switch_mode) {
-		r.sb = sideband_new(reg, descs[0].attr);
-		if (chunk_open(&r, true, false) < 0) {
-			exit_code = TOOL_EXIT_PROBLEMS;
-			goto out;
-		}
-	} else if (out && open_writer(&r, out) < 0) {
-		exit_code = TOOL_EXIT_PROBLEMS;
-		goto out;
-	}
-	if (opt_ring) {
-		uint64_t size = 1u << 20;
+	*descsp = descs;
+	*nevp = nev;
+	return 0;
+}
 
-		if (opt_size)
-			parse_size(opt_size, &size);
-		PERFRING_RING_OPTS(ro, .backing = PERFRING_RING_FILE, .path = opt_ring,
-				   .data_size = round_ring_size(size),
-				   .flags = PERFRING_RING_OVERWRITE | PERFRING_RING_TRUNCATE |
-					    PERFRING_RING_CLOCKID,
-				   .clockid = descs[0].attr->clockid, .events = descs, .nr_events = nev);
-		ret = perfring_ring_create(&ro, &d, &r.ringfile);
-		if (ret < 0) {
-			tool_error_diag(&d);
-			exit_code = TOOL_EXIT_PROBLEMS;
-			goto out;
-		}
-	}
-	if (opt_verbose)
-		say_setup(ops, b, descs, nev);
-	r.readers = g_new0(struct perfring_reader *, r.nring);
-	for (uint32_t i = 0; i < r.nring; i++) {
-		ret = perfring_reader_new(ops->ring(b, i), &r.readers[i]);
-		if (ret < 0) {
-			tool_error("cannot read the kernel rings: %s", strerror(-ret));
-			exit_code = TOOL_EXIT_PROBLEMS;
-			goto out;
-		}
-	}
-	ret = ops->start(b, &d);
+/* --ring FILE: the flight-recorder ring file, --size bytes (1M).  0 or -1 (said). */
+static int open_ring_file(struct rec *r)
+{
+	struct perfring_diag d = { 0 };
+	uint64_t size = 1u << 20;
+	int ret;
+
+	if (opt_size)
+		parse_size(opt_size, &size);
+	PERFRING_RING_OPTS(ro, .backing = PERFRING_RING_FILE, .path = opt_ring,
+			   .data_size = round_ring_size(size),
+			   .flags = PERFRING_RING_OVERWRITE | PERFRING_RING_TRUNCATE |
+				    PERFRING_RING_CLOCKID,
+			   .clockid = r->descs[0].attr->clockid, .events = r->descs,
+			   .nr_events = r->nev);
+	ret = perfring_ring_create(&ro, &d, &r->ringfile);
 	if (ret < 0) {
 		tool_error_diag(&d);
-		exit_code = TOOL_EXIT_PROBLEMS;
-		goto out;
+		return -1;
 	}
-	ret = ops->synthesize(b, synth_cb, &r);
+	return 0;
+}
+
+/*
+ * Set r up for out (NULL: --ring only): the perf.data writer or the first
+ * --switch-output chunk, the ring file, and a reader for each kernel ring.
+ * 0 or -1 (said); what was set up is freed by record_free.
+ */
+static int record_open(struct rec *r, const struct perfring_registry *reg, const char *out)
+{
+	const struct perfring_backend_ops *ops = r->ops;
+	int ret;
+
+	r->base = out;
+	r->clockid = r->nev ? r->descs[0].attr->clockid : CLOCK_MONOTONIC;
+	r->nring = ops->nr_rings(r->b);
+	r->sources = g_new0(int, r->nring + 1);
+	if (out && opt_switch_mode) {
+		r->sb = sideband_new(reg, r->descs[0].attr);
+		if (chunk_open(r, true, false) < 0)
+			return -1;
+	} else if (out && open_writer(r, out) < 0) {
+		return -1;
+	}
+	if (opt_ring && open_ring_file(r) < 0)
+		return -1;
+	if (opt_verbose)
+		say_setup(ops, r->b, r->descs, r->nev);
+	r->readers = g_new0(struct perfring_reader *, r->nring);
+	for (uint32_t i = 0; i < r->nring; i++) {
+		ret = perfring_reader_new(ops->ring(r->b, i), &r->readers[i]);
+		if (ret < 0) {
+			tool_error("cannot read the kernel rings: %s", strerror(-ret));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Start the events, write the running tasks found in /proc, read the
+ * rings until the end (run_loop), stop and drain them, and say how the
+ * command ended.  0, or -1 if the events could not start (said).
+ */
+static int record_run(struct rec *r, int sfd)
+{
+	const struct perfring_backend_ops *ops = r->ops;
+	struct perfring_diag d = { 0 };
+	int ret, status = -1;
+
+	ret = ops->start(r->b, &d);
+	if (ret < 0) {
+		tool_error_diag(&d);
+		return -1;
+	}
+	ret = ops->synthesize(r->b, synth_cb, r);
 	if (ret < 0)
 		tool_error("reading /proc for the running tasks: %s", strerror(-ret));
-	if (r.w)
-		perfring_writer_end_source(r.w, r.sources[r.nring], NULL);
-	run_loop(ops, b, sfd, &r);
-	ops->stop(b);
-	drain(&r);
+	if (r->w)
+		perfring_writer_end_source(r->w, r->sources[r->nring], NULL);
+	run_loop(ops, r->b, sfd, r);
+	ops->stop(r->b);
+	drain(r);
 	tool_progress_end();
-	{
-		int status = -1;
+	ops->target(r->b, NULL, &status);
+	say_command_status(status);
+	return 0;
+}
 
-		ops->target(b, NULL, &status);
-		if (status != -1 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-			tool_error("note: %s %s %d", opt_cmd[0],
-				   WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
-				   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	}
-	for (uint32_t i = 0; i < r.nring; i++) {
+/* The records the kernel lost, all rings and events together. */
+static uint64_t record_lost(const struct rec *r)
+{
+	uint64_t lost = 0, counted = 0;
+
+	for (uint32_t i = 0; i < r->nring; i++) {
 		struct perfring_reader_stats rs = { .sz = sizeof(rs) };
 
-		if (!r.readers[i])
+		if (!r->readers[i])
 			continue;
-		perfring_reader_get_stats(r.readers[i], &rs);
+		perfring_reader_get_stats(r->readers[i], &rs);
 		lost += rs.lost;
 	}
 	/*
@@ -1058,152 +1088,219 @@ static int do_record(const struct perfring_backend_ops *ops, struct perfring_bac
 	 * own per-event count (PERF_FORMAT_LOST) also has the drops no LOST
 	 * record reported before the end.
 	 */
-	{
-		uint64_t counted = 0;
+	for (uint32_t i = 0; i < r->nev; i++) {
+		struct perfring_backend_count c = { .sz = sizeof(c) };
 
-		for (uint32_t i = 0; i < nev; i++) {
-			struct perfring_backend_count c = { .sz = sizeof(c) };
-
-			if (ops->read_count(b, i, &c) == 0)
-				counted += c.lost;
-		}
-		if (counted > lost)
-			lost = counted;
+		if (r->ops->read_count(r->b, i, &c) == 0)
+			counted += c.lost;
 	}
-	if (r.w && opt_switch_mode) {
-		if (chunk_close(&r) < 0)
-			exit_code = TOOL_EXIT_PROBLEMS;
-	} else if (r.w) {
-		for (uint32_t i = 0; i < r.nring; i++)
-			perfring_writer_end_source(r.w, r.sources[i], NULL);
-		/*
-		 * As perf record does: keep the previous file as FILE.old.  A
-		 * hard link keeps it under FILE too until the writer's rename
-		 * replaces it, so a failed close leaves the old FILE in place.
-		 */
-		if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-			char *old = g_strconcat(out, ".old", NULL);
+	return counted > lost ? counted : lost;
+}
 
-			unlink(old);
-			if (link(out, old) < 0 && rename(out, old) < 0)
-				tool_error("warning: cannot keep %s as %s: %s", out, old,
-					   strerror(errno));
-			g_free(old);
-		}
-		ret = perfring_writer_close(r.w, &d);
-		r.w = NULL;
-		if (ret < 0) {
-			tool_error_diag(&d);
-			exit_code = TOOL_EXIT_PROBLEMS;
-			goto out;
-		}
-	}
+/* out is a file that can be read back (not "-", /dev/null or a FIFO); st is its stat. */
+static bool is_regular_output(const char *out, struct stat *st)
+{
+	return strcmp(out, "-") != 0 && stat(out, st) == 0 && S_ISREG(st->st_mode);
+}
+
+/* End the sources and complete the perf.data file out.  0 or -1 (said). */
+static int close_writer(struct rec *r, const char *out)
+{
+	struct perfring_diag d = { 0 };
+	struct stat st;
+	int ret;
+
+	for (uint32_t i = 0; i < r->nring; i++)
+		perfring_writer_end_source(r->w, r->sources[i], NULL);
 	/*
-	 * JIT symbols: tools/jit-bake.c rewrites the file if it has any.  It
-	 * reads the output back, so only a regular file: /dev/null, a FIFO or
-	 * standard output is written as perf record writes it, and skipped.
+	 * As perf record does: keep the previous file as FILE.old.  A
+	 * hard link keeps it under FILE too until the writer's rename
+	 * replaces it, so a failed close leaves the old FILE in place.
 	 */
-	if (!opt_no_jit && out && !opt_switch_mode) {
-		if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (jit_bake_file(out, argc, (const char *const *)argv,
-					  compress_opt_level(), NULL, &jit) < 0)
-				r.problems = 1;
-		} else {
-			tool_error("note: JIT symbols not baked: %s is not a regular file, so it "
-				   "cannot be read back (perfring-replay --jit can bake a saved copy)",
-				   strcmp(out, "-") ? out : "standard output");
-		}
+	if (is_regular_output(out, &st)) {
+		char *old = g_strconcat(out, ".old", NULL);
+
+		unlink(old);
+		if (link(out, old) < 0 && rename(out, old) < 0)
+			tool_error("warning: cannot keep %s as %s: %s", out, old, strerror(errno));
+		g_free(old);
 	}
-	/*
-	 * Markers: tools/marks-merge.c rewrites the file with the rings of
-	 * the command's private folder and those its maps name.  As for JIT
-	 * symbols, only a regular file can be read back.
-	 */
+	ret = perfring_writer_close(r->w, &d);
+	r->w = NULL;
+	if (ret < 0) {
+		tool_error_diag(&d);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * JIT symbols: tools/jit-bake.c rewrites the file if it has any.  It
+ * reads the output back, so only a regular file: /dev/null, a FIFO or
+ * standard output is written as perf record writes it, and skipped.
+ */
+static void bake_jit(struct rec *r, const char *out, struct jit_bake_stats *jit)
+{
+	struct stat st;
+
+	if (opt_no_jit || !out || opt_switch_mode)
+		return;
+	if (is_regular_output(out, &st)) {
+		if (jit_bake_file(out, r->argc, (const char *const *)r->argv,
+				  compress_opt_level(), NULL, jit) < 0)
+			r->problems = 1;
+	} else {
+		tool_error("note: JIT symbols not baked: %s is not a regular file, so it "
+			   "cannot be read back (perfring-replay --jit can bake a saved copy)",
+			   strcmp(out, "-") ? out : "standard output");
+	}
+}
+
+/*
+ * Markers: tools/marks-merge.c rewrites the file with the rings of
+ * the command's private folder and those its maps name.  As for JIT
+ * symbols, only a regular file can be read back.  Says how many were
+ * merged when there were rings (found or missing).
+ */
+static void merge_markers(struct rec *r, const char *out)
+{
+	struct marks_merge_stats marks = { 0 };
+	struct stat st;
+
 	if (opt_switch_mode) {
 		if (!opt_no_markers && marks_dir && marks_dir_has_rings())
 			tool_error("note: markers not merged: with --switch-output they would "
 				   "repeat in every chunk");
-	} else if (!opt_no_markers && out && strcmp(out, "-") != 0 && stat(out, &st) == 0 &&
-	    S_ISREG(st.st_mode)) {
-		if (marks_merge_file(out, argc, (const char *const *)argv, compress_opt_level(),
-				     marks_dir, &marks) < 0)
-			r.problems = 1;
+	} else if (!opt_no_markers && out && is_regular_output(out, &st)) {
+		if (marks_merge_file(out, r->argc, (const char *const *)r->argv,
+				     compress_opt_level(), marks_dir, &marks) < 0)
+			r->problems = 1;
 		if (marks.problems)
-			r.problems = 1;
-		marks_done = marks.rings || marks.missing;
+			r->problems = 1;
+		if (marks.rings || marks.missing)
+			tool_error("%" PRIu64 " markers merged from %" PRIu64 " ring%s, %" PRIu64
+				   " lost", marks.markers, marks.rings,
+				   marks.rings == 1 ? "" : "s", marks.lost);
 	} else if (!opt_no_markers && marks_dir && marks_dir_has_rings()) {
 		tool_error("note: markers not merged: %s is not a regular file, so it cannot be "
 			   "read back", out && strcmp(out, "-") ? out : "standard output");
 	}
-	if (marks_done)
-		tool_error("%" PRIu64 " markers merged from %" PRIu64 " ring%s, %" PRIu64 " lost",
-			   marks.markers, marks.rings, marks.rings == 1 ? "" : "s", marks.lost);
-	if (r.problems)
-		exit_code = TOOL_EXIT_PROBLEMS;
-	if (r.rejected > 1)
-		tool_error("%" PRIu64 " records were refused by the perf.data writer", r.rejected);
-	if (r.ring_dropped)
-		tool_error("warning: %" PRIu64 " records did not fit the ring file", r.ring_dropped);
+}
+
+/* The --switch-output part of the summary: the chunks and their size. */
+static void append_chunks(GString *s, const struct rec *r)
+{
+	struct stat st;
+	uint64_t total = 0;
+
+	for (GList *l = r->chunks.head; l; l = l->next)
+		if (stat(l->data, &st) == 0)
+			total += (uint64_t)st.st_size;
+	g_string_append_printf(s, ", %" PRIu64 " chunk%s", r->nchunks, r->nchunks == 1 ? "" : "s");
+	if (r->removed)
+		g_string_append_printf(s, " (%" PRIu64 " removed)", r->removed);
+	if (r->chunks.head)
+		g_string_append_printf(s, ", %.3f MB in %s .. %s", (double)total / (1024.0 * 1024.0),
+				       (char *)r->chunks.head->data, (char *)r->chunks.tail->data);
+}
+
+/* The warnings, then the one-line summary: counts, output, compression, JIT, ring. */
+static void say_summary(const struct rec *r, const char *out, uint64_t lost,
+			const struct jit_bake_stats *jit)
+{
+	GString *s = g_string_new(NULL);
+	struct stat st;
+
+	if (r->rejected > 1)
+		tool_error("%" PRIu64 " records were refused by the perf.data writer", r->rejected);
+	if (r->ring_dropped)
+		tool_error("warning: %" PRIu64 " records did not fit the ring file", r->ring_dropped);
 	if (lost)
 		tool_error("warning: the kernel lost %" PRIu64 " records (rings too small or "
 			   "the reader too slow: try -m with more pages)", lost);
-	{
-		GString *s = g_string_new(NULL);
+	g_string_append_printf(s, "%" PRIu64 " samples, %" PRIu64 " records, %" PRIu64 " lost",
+			       r->samples, r->records, lost);
+	if (opt_switch_mode)
+		append_chunks(s, r);
+	else if (out && is_regular_output(out, &st))
+		g_string_append_printf(s, ", %.3f MB written to %s",
+				       (double)st.st_size / (1024.0 * 1024.0), out);
+	else if (out)
+		g_string_append_printf(s, ", written to %s", out);
+	if (out && compress_opt_level())	/* as perf record -z says it */
+		g_string_append_printf(s, ", compressed (original %.3f MB)",
+				       (double)r->bytes / (1024.0 * 1024.0));
+	if (r->jit.elfs)
+		g_string_append_printf(s, "; JIT symbols baked into the chunks (%" PRIu64 " ELFs)",
+				       r->jit.elfs);
+	if (jit->elfs)
+		g_string_append_printf(s, "; %" PRIu64 " JIT functions resolved (%s)",
+				       jit->functions, jit->elfs == 1 ? "1 ELF" : "ELFs");
+	if (r->ringfile)
+		g_string_append_printf(s, "; ring %s keeps the newest %" PRIu64 " bytes",
+				       opt_ring, perfring_ring_data_size(r->ringfile));
+	tool_error("%s", s->str);
+	g_string_free(s, TRUE);
+}
 
-		g_string_append_printf(s, "%" PRIu64 " samples, %" PRIu64 " records, %" PRIu64
-				       " lost", r.samples, r.records, lost);
-		if (opt_switch_mode) {
-			uint64_t total = 0;
+/* Everything record_open set up, and the descriptions. */
+static void record_free(struct rec *r, struct perfring_event_desc *descs)
+{
+	if (r->w)
+		perfring_writer_abort(r->w);
+	g_queue_clear_full(&r->chunks, g_free);
+	g_free(r->chunk);
+	sideband_free(r->sb);
+	for (uint32_t i = 0; r->readers && i < r->nring; i++)
+		perfring_reader_free(r->readers[i]);
+	g_free(r->readers);
+	g_free(r->sources);
+	perfring_ring_close(r->ringfile);
+	g_free(descs);
+}
 
-			for (GList *l = r.chunks.head; l; l = l->next)
-				if (stat(l->data, &st) == 0)
-					total += (uint64_t)st.st_size;
-			g_string_append_printf(s, ", %" PRIu64 " chunk%s", r.nchunks,
-					       r.nchunks == 1 ? "" : "s");
-			if (r.removed)
-				g_string_append_printf(s, " (%" PRIu64 " removed)", r.removed);
-			if (r.chunks.head)
-				g_string_append_printf(s, ", %.3f MB in %s .. %s",
-						       (double)total / (1024.0 * 1024.0),
-						       (char *)r.chunks.head->data,
-						       (char *)r.chunks.tail->data);
-		} else if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
-			g_string_append_printf(s, ", %.3f MB written to %s",
-					       (double)st.st_size / (1024.0 * 1024.0), out);
-		else if (out)
-			g_string_append_printf(s, ", written to %s", out);
-		if (out && compress_opt_level())	/* as perf record -z says it */
-			g_string_append_printf(s, ", compressed (original %.3f MB)",
-					       (double)r.bytes / (1024.0 * 1024.0));
-		if (r.jit.elfs)
-			g_string_append_printf(s, "; JIT symbols baked into the chunks (%" PRIu64
-					       " ELFs)", r.jit.elfs);
-		if (jit.elfs)
-			g_string_append_printf(s, "; %" PRIu64 " JIT functions resolved (%s)",
-					       jit.functions, jit.elfs == 1 ? "1 ELF" : "ELFs");
-		if (r.ringfile)
-			g_string_append_printf(s, "; ring %s keeps the newest %" PRIu64 " bytes",
-					       opt_ring, perfring_ring_data_size(r.ringfile));
-		tool_error("%s", s->str);
-		g_string_free(s, TRUE);
+/*
+ * Sample into the perf.data file (or its --switch-output chunks) and the
+ * --ring file, bake JIT symbols, merge markers and say the summary.
+ */
+static int do_record(const struct perfring_backend_ops *ops, struct perfring_backend *b,
+		     const struct perfring_registry *reg, int sfd, int argc, char **argv)
+{
+	struct rec r = { .ops = ops, .b = b, .argc = argc, .argv = argv };
+	struct perfring_event_desc *descs = NULL;
+	const char *out = opt_output ? opt_output : opt_ring ? NULL : "perf.data";
+	struct jit_bake_stats jit = { 0 };
+	uint64_t lost;
+	int exit_code;
+
+	exit_code = describe_events(ops, b, &descs, &r.nev);
+	if (exit_code)
+		return exit_code;
+	r.descs = descs;
+	if (record_open(&r, reg, out) < 0 || record_run(&r, sfd) < 0) {
+		exit_code = TOOL_EXIT_PROBLEMS;
+		goto out;
 	}
+	lost = record_lost(&r);
+	if (r.w && opt_switch_mode) {
+		if (chunk_close(&r) < 0)
+			exit_code = TOOL_EXIT_PROBLEMS;
+	} else if (r.w && close_writer(&r, out) < 0) {
+		exit_code = TOOL_EXIT_PROBLEMS;
+		goto out;
+	}
+	bake_jit(&r, out, &jit);
+	merge_markers(&r, out);
+	if (r.problems)
+		exit_code = TOOL_EXIT_PROBLEMS;
+	say_summary(&r, out, lost, &jit);
 	if (r.stop)
 		r.unwritten += r.chunk_samples;
 	if (r.unwritten)
 		tool_error("warning: %" PRIu64 " of the %" PRIu64 " samples were not written "
 			   "(a chunk could not be completed)", r.unwritten, r.samples);
 out:
-	if (r.w)
-		perfring_writer_abort(r.w);
-	g_queue_clear_full(&r.chunks, g_free);
-	g_free(r.chunk);
-	sideband_free(r.sb);
-	for (uint32_t i = 0; r.readers && i < r.nring; i++)
-		perfring_reader_free(r.readers[i]);
-	g_free(r.readers);
-	g_free(r.sources);
-	perfring_ring_close(r.ringfile);
-	g_free(descs);
+	record_free(&r, descs);
 	return exit_code;
 }
 
@@ -1240,26 +1337,12 @@ static const struct perfring_backend_ops *find_backend(struct perfring_registry 
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* The command line, with --help's text.  0, or TOOL_EXIT_USAGE (said). */
+static int parse_args(int *argc, char ***argv)
 {
-	GOptionContext *ctx;
+	GOptionContext *ctx = g_option_context_new("");
 	GError *err = NULL;
-	struct perfring_registry *reg = NULL;
-	const struct perfring_backend_ops *ops;
-	struct perfring_backend *b = NULL;
-	struct perfring_diag d = { 0 };
-	char *events = NULL;
-	uint32_t stack_user = 0, ring_pages = 0;
-	int32_t clockid = CLOCK_MONOTONIC;
-	char **orig_argv = g_strdupv(argv);
-	int orig_argc = argc;
-	sigset_t oldmask;
-	int sfd = -1, ret, exit_code = TOOL_EXIT_OK;
 
-	tool_init("perfring-record");
-	/* A closed output pipe (-o - | head) is a write error, not a kill. */
-	signal(SIGPIPE, SIG_IGN);
-	ctx = g_option_context_new("");
 	g_option_context_set_summary(ctx,
 		"Sample (or with --stat count) a command, a running process (-p), one thread (-t),\n"
 		"every CPU (-a) or some (-C)\n"
@@ -1289,14 +1372,138 @@ int main(int argc, char **argv)
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	compress_opt_add(ctx);
 	g_option_context_set_strict_posix(ctx, TRUE);
-	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+	if (!g_option_context_parse(ctx, argc, argv, &err)) {
 		tool_error("%s", err->message);
 		g_error_free(err);
 		g_option_context_free(ctx);
-		exit_code = TOOL_EXIT_USAGE;
-		goto done;
+		return TOOL_EXIT_USAGE;
 	}
 	g_option_context_free(ctx);
+	return 0;
+}
+
+/*
+ * What is wrong with the options, or NULL.  Parses --call-graph's stack
+ * size, -k's clock and -m's pages (*rounded: rounded up to a power of two).
+ */
+static const char *usage_problem(uint32_t *stack_user, int32_t *clockid, uint32_t *ring_pages,
+				 int *rounded)
+{
+	/* -a/-C alone, or with a command: every task while it runs. */
+	int targets = (opt_cmd && opt_cmd[0]) + (opt_pid != 0) + (opt_tid != -1);
+	uint64_t sz;
+
+	if (!targets || opt_pid != 0 || opt_tid != -1)
+		targets += opt_all_cpus || opt_cpus;
+	if (targets == 0)
+		return "nothing to record: give -- CMD, -p PID, -t TID, -a or -C LIST (try --help)";
+	if (targets > 1)
+		return "give only one of -- CMD, -p PID, -t TID and -a/-C LIST (-a/-C may come with a CMD)";
+	if (opt_pid < 0)
+		return "-p needs a positive process id";
+	if (opt_tid == 0 || opt_tid < -1)
+		return "-t needs a positive thread id";
+	if (opt_cpus && !*opt_cpus)
+		return "-C needs a CPU list such as 0, 0-3 or 0,2-3";
+	if (opt_callgraph_mode && parse_call_graph(opt_callgraph_mode, stack_user) < 0)
+		return "--call-graph: give fp, dwarf or dwarf,SIZE (SIZE in bytes, 8 to 65528; "
+		       "it is rounded up to a multiple of 8)";
+	if (opt_clock && parse_clock(opt_clock, clockid) < 0)
+		return "-k: give monotonic, monotonic_raw, realtime, boottime, tai or a clock number";
+	if (opt_pages && parse_mmap_pages(opt_pages, ring_pages, rounded) < 0)
+		return "-m: give a number of pages (8) or a size with B, K, M or G (4M), "
+		       "at most 2^20 pages";
+	if (opt_stat && (opt_callgraph_mode || opt_switch_events || opt_clock || opt_pages))
+		return "--stat counts: --call-graph, --switch-events, -k and -m do not apply";
+	if (opt_freq && opt_count)
+		return "-F and -c exclude each other";
+	if (opt_freq < 0 || opt_count < 0)
+		return "-F and -c need positive numbers";
+	if (opt_stat && (opt_freq || opt_count || opt_callgraph || opt_ring || opt_output))
+		return "--stat counts: -F, -c, -g, -o and --ring do not apply";
+	if (compress_opt_level() && (opt_stat || (opt_ring && !opt_output)))
+		return "-z compresses the perf.data output (-o FILE), not --stat or --ring";
+	if (opt_size && !opt_ring)
+		return "--size needs --ring FILE";
+	if (opt_size && parse_size(opt_size, &sz) < 0)
+		return "--size needs a byte count such as 65536, 512K or 4M";
+	if (opt_duration < 0)
+		return "--duration needs a positive number of seconds";
+	if (opt_switch_mode && (opt_stat || (opt_ring && !opt_output) ||
+				(opt_output && strcmp(opt_output, "-") == 0)))
+		return "--switch-output cuts a perf.data file (-o FILE), not --stat, --ring or a pipe";
+	if (opt_switch_max_files < 0 || (opt_switch_max_files && !opt_switch_mode))
+		return "--switch-max-files needs a positive N and --switch-output";
+	return NULL;
+}
+
+/*
+ * Usage checks, and what they parse for the backend.  0, or
+ * TOOL_EXIT_USAGE (said).  Says how -m was rounded.
+ */
+static int check_usage(uint32_t *stack_user, int32_t *clockid, uint32_t *ring_pages)
+{
+	int rounded = 0;
+	const char *bad = usage_problem(stack_user, clockid, ring_pages, &rounded);
+
+	if (bad) {
+		tool_error("%s", bad);
+		return TOOL_EXIT_USAGE;
+	}
+	if (rounded)
+		tool_error("rounding mmap pages size to %" PRIu64 "K (%u pages)",
+			   (uint64_t)*ring_pages * (uint64_t)sysconf(_SC_PAGESIZE) / 1024,
+			   *ring_pages);
+	return 0;
+}
+
+/* Open the events the options ask for (events: -e's lists joined) into *b. */
+static int open_backend(const struct perfring_backend_ops *ops, const char *events,
+			uint32_t stack_user, int32_t clockid, uint32_t ring_pages,
+			struct perfring_diag *d, struct perfring_backend **b)
+{
+	PERFRING_BACKEND_OPTS(bo,
+		.mode = opt_stat ? PERFRING_BACKEND_COUNT : PERFRING_BACKEND_SAMPLE,
+		.events = events,
+		.freq = (uint64_t)opt_freq,
+		.period = (uint64_t)opt_count,
+		.callchain = opt_callgraph || opt_callgraph_mode,
+		.stack_user = stack_user,
+		.pid = opt_pid,
+		.tid = opt_tid > 0 ? opt_tid : 0,
+		.system_wide = opt_all_cpus,
+		.cpu_list = opt_cpus,
+		.switch_events = opt_switch_events,
+		.clockid_set = 1,
+		.clockid = clockid,
+		.argv = (const char *const *)opt_cmd,
+		.ring_pages = ring_pages,
+		.skip_unsupported = opt_stat,
+		.log = log_cb);
+
+	return ops->open(&bo, d, b);
+}
+
+int main(int argc, char **argv)
+{
+	struct perfring_registry *reg = NULL;
+	const struct perfring_backend_ops *ops;
+	struct perfring_backend *b = NULL;
+	struct perfring_diag d = { 0 };
+	char *events = NULL;
+	uint32_t stack_user = 0, ring_pages = 0;
+	int32_t clockid = CLOCK_MONOTONIC;
+	char **orig_argv = g_strdupv(argv);
+	int orig_argc = argc;
+	sigset_t oldmask;
+	int sfd = -1, ret, exit_code = TOOL_EXIT_OK;
+
+	tool_init("perfring-record");
+	/* A closed output pipe (-o - | head) is a write error, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
+	exit_code = parse_args(&argc, &argv);
+	if (exit_code)
+		goto done;
 	if (opt_version) {
 		tool_print_version();
 		goto done;
@@ -1309,66 +1516,9 @@ int main(int argc, char **argv)
 		tool_list_plugins(reg, opt_verbose);
 		goto done;
 	}
-	/* Usage checks. */
-	{
-		/* -a/-C alone, or with a command: every task while it runs. */
-		int targets = (opt_cmd && opt_cmd[0]) + (opt_pid != 0) + (opt_tid != -1);
-		uint64_t sz;
-		const char *bad = NULL;
-		int rounded = 0;
-
-		if (!targets || opt_pid != 0 || opt_tid != -1)
-			targets += opt_all_cpus || opt_cpus;
-		if (targets == 0)
-			bad = "nothing to record: give -- CMD, -p PID, -t TID, -a or -C LIST (try --help)";
-		else if (targets > 1)
-			bad = "give only one of -- CMD, -p PID, -t TID and -a/-C LIST (-a/-C may come with a CMD)";
-		else if (opt_pid < 0)
-			bad = "-p needs a positive process id";
-		else if (opt_tid == 0 || opt_tid < -1)
-			bad = "-t needs a positive thread id";
-		else if (opt_cpus && !*opt_cpus)
-			bad = "-C needs a CPU list such as 0, 0-3 or 0,2-3";
-		else if (opt_callgraph_mode && parse_call_graph(opt_callgraph_mode, &stack_user) < 0)
-			bad = "--call-graph: give fp, dwarf or dwarf,SIZE (SIZE in bytes, 8 to 65528; "
-			      "it is rounded up to a multiple of 8)";
-		else if (opt_clock && parse_clock(opt_clock, &clockid) < 0)
-			bad = "-k: give monotonic, monotonic_raw, realtime, boottime, tai or a clock number";
-		else if (opt_pages && parse_mmap_pages(opt_pages, &ring_pages, &rounded) < 0)
-			bad = "-m: give a number of pages (8) or a size with B, K, M or G (4M), "
-			      "at most 2^20 pages";
-		else if (opt_stat && (opt_callgraph_mode || opt_switch_events || opt_clock || opt_pages))
-			bad = "--stat counts: --call-graph, --switch-events, -k and -m do not apply";
-		else if (opt_freq && opt_count)
-			bad = "-F and -c exclude each other";
-		else if (opt_freq < 0 || opt_count < 0)
-			bad = "-F and -c need positive numbers";
-		else if (opt_stat && (opt_freq || opt_count || opt_callgraph || opt_ring || opt_output))
-			bad = "--stat counts: -F, -c, -g, -o and --ring do not apply";
-		else if (compress_opt_level() && (opt_stat || (opt_ring && !opt_output)))
-			bad = "-z compresses the perf.data output (-o FILE), not --stat or --ring";
-		else if (opt_size && !opt_ring)
-			bad = "--size needs --ring FILE";
-		else if (opt_size && parse_size(opt_size, &sz) < 0)
-			bad = "--size needs a byte count such as 65536, 512K or 4M";
-		else if (opt_duration < 0)
-			bad = "--duration needs a positive number of seconds";
-		else if (opt_switch_mode && (opt_stat || (opt_ring && !opt_output) ||
-					     (opt_output && strcmp(opt_output, "-") == 0)))
-			bad = "--switch-output cuts a perf.data file (-o FILE), not --stat, --ring "
-			      "or a pipe";
-		else if (opt_switch_max_files < 0 || (opt_switch_max_files && !opt_switch_mode))
-			bad = "--switch-max-files needs a positive N and --switch-output";
-		if (bad) {
-			tool_error("%s", bad);
-			exit_code = TOOL_EXIT_USAGE;
-			goto done;
-		}
-		if (rounded)
-			tool_error("rounding mmap pages size to %" PRIu64 "K (%u pages)",
-				   (uint64_t)ring_pages * (uint64_t)sysconf(_SC_PAGESIZE) / 1024,
-				   ring_pages);
-	}
+	exit_code = check_usage(&stack_user, &clockid, &ring_pages);
+	if (exit_code)
+		goto done;
 	if (opt_events)
 		events = g_strjoinv(",", opt_events);
 	if (tool_load_plugins(&reg) < 0) {
@@ -1383,28 +1533,7 @@ int main(int argc, char **argv)
 	if (!opt_stat && !opt_no_markers && opt_cmd && opt_cmd[0])
 		marks_dir_make();
 	sfd = setup_signals(&oldmask);
-	{
-		PERFRING_BACKEND_OPTS(bo,
-			.mode = opt_stat ? PERFRING_BACKEND_COUNT : PERFRING_BACKEND_SAMPLE,
-			.events = events,
-			.freq = (uint64_t)opt_freq,
-			.period = (uint64_t)opt_count,
-			.callchain = opt_callgraph || opt_callgraph_mode,
-			.stack_user = stack_user,
-			.pid = opt_pid,
-			.tid = opt_tid > 0 ? opt_tid : 0,
-			.system_wide = opt_all_cpus,
-			.cpu_list = opt_cpus,
-			.switch_events = opt_switch_events,
-			.clockid_set = 1,
-			.clockid = clockid,
-			.argv = (const char *const *)opt_cmd,
-			.ring_pages = ring_pages,
-			.skip_unsupported = opt_stat,
-			.log = log_cb);
-
-		ret = ops->open(&bo, &d, &b);
-	}
+	ret = open_backend(ops, events, stack_user, clockid, ring_pages, &d, &b);
 	if (ret >= 0 && !opt_stat)
 		short_slice();	/* after open: the command it forked keeps its own */
 	if (ret < 0) {
