@@ -165,28 +165,12 @@ static void add_one(struct marks_merge *m, const char *path, bool from_map, uint
 void marks_merge_scan(struct marks_merge *m, const struct perfring_attr *attr,
 		      const void *rec, size_t size)
 {
-	const struct perfring_event_header *h = rec;
-	const uint8_t *p = rec;
-	size_t fname, tsz;
+	struct perfring_mmap2 mm;
 
-	if (size < sizeof(*h) || h->size != size)
+	if (perfring_mmap2_decode(attr, rec, size, &mm, NULL, NULL) < 0)
 		return;
-	tsz = attr ? perfring_record_trailer_size(attr, h->type) : 0;
-	if (h->type == PERFRING_RECORD_MMAP)
-		fname = 40;
-	else if (h->type == PERFRING_RECORD_MMAP2)
-		fname = perfring_mmap2_layout(rec, size, tsz) == PERFRING_MMAP2_LAYOUT_EARLY ? 64 : 72;
-	else
-		return;
-	if (size < fname + tsz + 1 || !memchr(p + fname, 0, size - fname - tsz))
-		return;
-	if (marks_is_ring_name((const char *)p + fname, NULL, NULL)) {
-		uint32_t pid, tid;
-
-		memcpy(&pid, p + 8, 4);
-		memcpy(&tid, p + 12, 4);
-		add_one(m, (const char *)p + fname, true, pid, tid);
-	}
+	if (marks_is_ring_name(mm.filename, NULL, NULL))
+		add_one(m, mm.filename, true, mm.pid, mm.tid);
 }
 
 static gint path_cmp(gconstpointer a, gconstpointer b)
@@ -238,6 +222,7 @@ struct ring_state {
 	char *names[PERFRING_MARK_IDS_MAX + 1];
 	GPtrArray *open;	/* char *: names of the open spans, innermost last */
 	uint64_t last_time;
+	const struct perfring_attr *attr;	/* the marker event's */
 };
 
 static void on_damage(const struct perfring_diag *d, void *user)
@@ -286,28 +271,24 @@ static void push(struct marks_merge *m, const struct mk *k)
 static void one_record(struct ring_state *rs, const struct perfring_record *r)
 {
 	const struct perfring_event_header *h = r->hdr;
-	const uint8_t *p = (const uint8_t *)h;
 	struct perfring_mark d = { .sz = sizeof(d) };
+	struct perfring_sample smp;
+	struct perfring_diag sd;
 	struct mk k = { 0 };
-	uint32_t raw_size;
 	int ret;
 
 	if (h->type == PERFRING_RECORD_LOST)
 		return;		/* counted by the reader's stats */
 	if (h->type != PERFRING_RECORD_SAMPLE)
 		return;
-	if (h->size < 24) {
-		ring_problem(rs, r->offset, "marker record of %u bytes is too short", h->size);
+	sd.msg[0] = '\0';
+	if (perfring_sample_decode(rs->attr, h, h->size, &smp, &sd) < 0) {
+		ring_problem(rs, r->offset, "marker record of %u bytes: %s", h->size,
+			     sd.msg[0] ? sd.msg : "not a SAMPLE of the marker event");
 		return;
 	}
-	memcpy(&k.time, p + 8, 8);
-	memcpy(&raw_size, p + 16, 4);
-	if (raw_size > h->size - 20u) {
-		ring_problem(rs, r->offset, "raw size %" PRIu32 " runs past the record (%u bytes)",
-			     raw_size, h->size);
-		return;
-	}
-	ret = perfring_mark_decode(p + 20, raw_size, &d);
+	k.time = smp.time;
+	ret = perfring_mark_decode(smp.raw, smp.raw_size, &d);
 	if (ret < 0) {
 		ring_problem(rs, r->offset, "malformed marker: %s", g_strerror(-ret));
 		return;
@@ -427,6 +408,7 @@ static void load_ring(struct marks_merge *m, const char *path)
 			return;
 		}
 	}
+	rs.attr = perfring_ring_attr_for_id(r, 0);
 	marks_is_ring_name(path, &rs.pid, &rs.tid);
 	{
 		const uint64_t *v = g_hash_table_lookup(m->from_map, path);
@@ -506,58 +488,26 @@ void marks_merge_set_event(struct marks_merge *m, const struct perfring_attr *at
 }
 
 /* Offset of the ID field in a SAMPLE of sample_type st (which has ID). */
-static size_t sample_id_offset(uint64_t st)
-{
-	size_t off = 8;
-
-	off += (st & PERFRING_SAMPLE_IDENTIFIER) ? 8 : 0;
-	off += (st & PERFRING_SAMPLE_IP) ? 8 : 0;
-	off += (st & PERFRING_SAMPLE_TID) ? 8 : 0;
-	off += (st & PERFRING_SAMPLE_TIME) ? 8 : 0;
-	off += (st & PERFRING_SAMPLE_ADDR) ? 8 : 0;
-	return off;
-}
-
 size_t marks_merge_fix(const struct perfring_attr *a, uint64_t id, const void *rec, size_t size,
 		       void *buf, const void **out)
 {
 	const struct perfring_event_header *h = rec;
-	struct perfring_event_header nh;
-	uint8_t *b = buf;
+	int n;
 
 	*out = rec;
 	if (!a || !marks_needs_identifier(a) || size < sizeof(*h))
 		return size;
-	if (size + 8 > 65535 &&
-	    (h->type == PERFRING_RECORD_SAMPLE ||
-	     ((a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) && perfring_record_trailer_size(a, h->type))))
-		return 0;	/* no room for the id: perf would misread it */
-	if (h->type == PERFRING_RECORD_SAMPLE) {
-		if ((a->sample_type & PERFRING_SAMPLE_ID) && size >= sample_id_offset(a->sample_type) + 8)
-			memcpy(&id, (const uint8_t *)rec + sample_id_offset(a->sample_type), 8);
-		memcpy(&nh, h, sizeof(nh));
-		nh.size = (uint16_t)(size + 8);
-		memcpy(b, &nh, sizeof(nh));
-		memcpy(b + 8, &id, 8);
-		memcpy(b + 16, (const uint8_t *)rec + 8, size - 8);
-	} else if ((a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) &&
-		   perfring_record_trailer_size(a, h->type) &&
-		   size >= sizeof(*h) + perfring_record_trailer_size(a, h->type)) {
-		struct perfring_sample_id sid;
-
-		if ((a->sample_type & PERFRING_SAMPLE_ID) &&
-		    perfring_sample_id_decode(a->sample_type, rec, size, &sid) == 0)
-			id = sid.id;
-		memcpy(b, rec, size);
-		memcpy(&nh, h, sizeof(nh));
-		nh.size = (uint16_t)(size + 8);
-		memcpy(b, &nh, sizeof(nh));
-		memcpy(b + size, &id, 8);
-	} else {
+	/* records without a sample id of their own stay as they are */
+	if (h->type != PERFRING_RECORD_SAMPLE &&
+	    (!(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) || !perfring_record_trailer_size(a, h->type) ||
+	     size < sizeof(*h) + perfring_record_trailer_size(a, h->type)))
 		return size;
-	}
+	/* the library adds the id where perf looks for it (lib/ring/record.c) */
+	n = perfring_record_add_identifier(a, id, rec, size, buf);
+	if (n <= 0)
+		return 0;	/* no room for the id: perf would misread it */
 	*out = buf;
-	return size + 8;
+	return (size_t)n;
 }
 
 uint64_t marks_pick_tp_id(const void *td, size_t len, unsigned flags, const uint64_t *used,
@@ -754,17 +704,24 @@ static const char *kind_name(unsigned kind)
 	}
 }
 
+/*
+ * The marker as a SAMPLE of the marker event: the RAW payload (the
+ * tracepoint's fields, its format in TRACING_DATA) built here, the record
+ * around it by the library's encoder.  The payload is at most
+ * MK_RAW_FIXED + 8 + 64 + 128 + the line (which joins them): < 1024.
+ */
 static size_t put_sample(struct marks_merge *m, const struct mk *k)
 {
-	uint8_t *b = m->buf;
+	uint8_t raw[1024];
 	GString *line = g_string_new(NULL);
 	const char *strs[4];
-	size_t lens[4], pos = 20 + MK_RAW_FIXED, size;
-	uint32_t raw_size, u32;
+	size_t lens[4], pos = MK_RAW_FIXED;
+	uint32_t u32;
 	uint16_t common_type = (uint16_t)m->attr.config;
 	int32_t s32;
-	struct perfring_event_header h = { .type = PERFRING_RECORD_SAMPLE,
-					   .misc = PERFRING_MISC_USER };
+	struct perfring_sample smp = { .identifier = m->id, .pid = k->pid, .tid = k->tid,
+				       .time = k->time };
+	int n;
 
 	g_string_append_printf(line, "%s %s", kind_name(k->kind), k->name);
 	if (k->flags & PERFRING_MARKF_VALUE)
@@ -775,40 +732,33 @@ static size_t put_sample(struct marks_merge *m, const struct mk *k)
 	strs[1] = k->name;
 	strs[2] = k->text ? k->text : "";
 	strs[3] = line->str;
-	memset(b, 0, 36 + 20 + MK_RAW_FIXED);
-	/* header, IDENTIFIER, TID, TIME, RAW size; the raw data from 36 */
-	memcpy(b + 8, &m->id, 8);
-	memcpy(b + 16, &k->pid, 4);
-	memcpy(b + 20, &k->tid, 4);
-	memcpy(b + 24, &k->time, 8);
-	b += 16;		/* raw data at b + 20 */
-	memcpy(b + 20, &common_type, 2);
+	memset(raw, 0, MK_RAW_FIXED);
+	memcpy(raw, &common_type, 2);
 	s32 = (int32_t)k->tid;
-	memcpy(b + 24, &s32, 4);
-	memcpy(b + 28, &k->value, 8);
+	memcpy(raw + 4, &s32, 4);
+	memcpy(raw + 8, &k->value, 8);
 	s32 = (int32_t)k->pid;
-	memcpy(b + 36, &s32, 4);
+	memcpy(raw + 16, &s32, 4);
 	s32 = k->depth;
-	memcpy(b + 40, &s32, 4);
+	memcpy(raw + 20, &s32, 4);
 	u32 = k->flags;
-	memcpy(b + 44, &u32, 4);
+	memcpy(raw + 24, &u32, 4);
 	for (int i = 0; i < 4; i++) {
 		lens[i] = strlen(strs[i]) + 1;
-		u32 = (uint32_t)(lens[i] << 16 | (pos - 20));
-		memcpy(b + 48 + 4 * i, &u32, 4);
-		memcpy(b + pos, strs[i], lens[i]);
+		if (pos + lens[i] + 8 > sizeof(raw))
+			lens[i] = 1;	/* cannot happen with the marker limits */
+		u32 = (uint32_t)(lens[i] << 16 | pos);
+		memcpy(raw + 28 + 4 * i, &u32, 4);
+		memcpy(raw + pos, lens[i] == 1 ? "" : strs[i], lens[i]);
 		pos += lens[i];
 	}
-	raw_size = (uint32_t)(pos - 20);
-	while ((4 + raw_size) % 8)
-		b[20 + raw_size++] = 0;
-	memcpy(b + 16, &raw_size, 4);
-	b -= 16;
-	size = 36 + raw_size;
-	h.size = (uint16_t)size;
-	memcpy(b, &h, sizeof(h));
+	while ((4 + pos) % 8)
+		raw[pos++] = 0;
+	smp.raw = raw;
+	smp.raw_size = (uint32_t)pos;
+	n = perfring_sample_encode(&m->attr, &smp, PERFRING_MISC_USER, m->buf, sizeof(m->buf));
 	g_string_free(line, TRUE);
-	return size;
+	return n > 0 ? (size_t)n : 0;
 }
 
 static size_t put_lost(struct marks_merge *m, const struct mk *k)

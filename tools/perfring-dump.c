@@ -376,16 +376,36 @@ static bool trailer(const item_t *it, struct perfring_sample_id *sid)
 	return perfring_sample_id_decode(it->attr->sample_type, REC(it), it->size, sid) == 0;
 }
 
-/* Body pid of the side-band records that have one at offset 8. */
+/*
+ * Body pid of the records that name a task: the side-band ones through
+ * the library's decoders; READ, ITRACE_START and NAMESPACES (which have
+ * no decoder) hold it as their first u32 too.
+ */
 static bool body_pid(const item_t *it, int32_t *pid)
 {
+	struct perfring_comm c;
+	struct perfring_mmap2 m;
+	struct perfring_task t;
+
 	switch (it->type) {
-	case PERFRING_RECORD_MMAP:
 	case PERFRING_RECORD_COMM:
+		if (perfring_comm_decode(it->attr, REC(it), it->size, &c, NULL, NULL, NULL, NULL))
+			return false;
+		*pid = (int32_t)c.pid;
+		return true;
+	case PERFRING_RECORD_MMAP:
+	case PERFRING_RECORD_MMAP2:
+		if (perfring_mmap2_decode(it->attr, REC(it), it->size, &m, NULL, NULL))
+			return false;
+		*pid = (int32_t)m.pid;
+		return true;
 	case PERFRING_RECORD_EXIT:
 	case PERFRING_RECORD_FORK:
+		if (perfring_task_decode(it->attr, REC(it), it->size, &t, NULL, NULL))
+			return false;
+		*pid = (int32_t)t.pid;
+		return true;
 	case PERFRING_RECORD_READ:
-	case PERFRING_RECORD_MMAP2:
 	case PERFRING_RECORD_ITRACE_START:
 	case PERFRING_RECORD_NAMESPACES:
 		if (it->size < 12)

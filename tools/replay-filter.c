@@ -425,14 +425,6 @@ static uint32_t get32(const unsigned char *p)
 	return v;
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* The fixed fields at a SAMPLE's start (perf's order), 0 when absent. */
 struct rf_fields {
 	int has_tid, has_cpu;
@@ -440,36 +432,23 @@ struct rf_fields {
 	uint64_t time;
 };
 
+/* A SAMPLE's task, time and CPU, read by the library from its head. */
 static bool sample_fields(const struct perfring_attr *attr, const unsigned char *p, size_t size,
 			  struct rf_fields *o)
 {
-	uint64_t st = attr ? attr->sample_type : 0;
-	size_t off = 8;
+	struct perfring_sample_id sid;
 
 	memset(o, 0, sizeof(*o));
-	off += 8 * (!!(st & PERFRING_SAMPLE_IDENTIFIER) + !!(st & PERFRING_SAMPLE_IP));
-	if (st & PERFRING_SAMPLE_TID) {
-		if (off + 8 > size)
-			return false;
-		o->has_tid = 1;
-		o->pid = get32(p + off);
-		o->tid = get32(p + off + 4);
-		off += 8;
-	}
-	if (st & PERFRING_SAMPLE_TIME) {
-		if (off + 8 > size)
-			return false;
-		o->time = get64(p + off);
-		off += 8;
-	}
-	off += 8 * (!!(st & PERFRING_SAMPLE_ADDR) + !!(st & PERFRING_SAMPLE_ID) +
-		    !!(st & PERFRING_SAMPLE_STREAM_ID));
-	if (st & PERFRING_SAMPLE_CPU) {
-		if (off + 8 > size)
-			return false;
-		o->has_cpu = 1;
-		o->cpu = get32(p + off);
-	}
+	if (!attr)
+		return true;
+	if (perfring_sample_head_decode(attr, p, size, &sid) < 0)
+		return false;
+	o->has_tid = !!(attr->sample_type & PERFRING_SAMPLE_TID);
+	o->has_cpu = !!(attr->sample_type & PERFRING_SAMPLE_CPU);
+	o->pid = sid.pid;
+	o->tid = sid.tid;
+	o->cpu = sid.cpu;
+	o->time = sid.time;
 	return true;
 }
 
@@ -487,20 +466,25 @@ static bool in_set(GHashTable *set, int64_t v)
 	return g_hash_table_contains(set, GINT_TO_POINTER((int)v + 2));
 }
 
-/* COMM and FORK: the command of each thread, for --comm. */
-static void follow_comm(struct replay_filter *f, const unsigned char *p, size_t size)
+/* COMM and FORK: the command of each thread, for --comm (decoded by the
+ * library; one that does not decode changes nothing). */
+static void follow_comm(struct replay_filter *f, const struct perfring_attr *attr,
+			const unsigned char *p, size_t size)
 {
 	uint32_t type = get32(p);
+	struct perfring_comm c;
+	struct perfring_task t;
+	const char *name;
+	size_t n;
 
-	if (type == PERFRING_RECORD_COMM && size > 16) {
-		size_t n = strnlen((const char *)p + 16, size - 16);
-
-		g_hash_table_insert(f->comm_of, GINT_TO_POINTER((int)get32(p + 12) + 2),
-				    g_strndup((const char *)p + 16, n));
-	} else if (type == PERFRING_RECORD_FORK && size >= 24) {
+	if (type == PERFRING_RECORD_COMM &&
+	    perfring_comm_decode(attr, p, size, &c, &name, &n, NULL, NULL) == 0) {
+		g_hash_table_insert(f->comm_of, GINT_TO_POINTER((int)c.tid + 2), g_strndup(name, n));
+	} else if (type == PERFRING_RECORD_FORK &&
+		   perfring_task_decode(attr, p, size, &t, NULL, NULL) == 0) {
 		const char *parent = g_hash_table_lookup(f->comm_of,
-							 GINT_TO_POINTER((int)get32(p + 20) + 2));
-		int child = (int)get32(p + 16) + 2;
+							 GINT_TO_POINTER((int)t.ptid + 2));
+		int child = (int)t.tid + 2;
 
 		if (parent)
 			g_hash_table_insert(f->comm_of, GINT_TO_POINTER(child), g_strdup(parent));
@@ -522,20 +506,23 @@ void rf_scan(struct replay_filter *f, const struct perfring_attr *attr, const vo
 	const unsigned char *p = rec;
 	uint32_t type = get32(p);
 	struct comm_change c = { 0 };
+	struct perfring_sample_id sid;
+	struct perfring_comm cm;
+	struct perfring_task t;
+	const char *name;
+	size_t n;
 
-	if (type == PERFRING_RECORD_COMM && size > 16) {
-		size_t ts = attr && (attr->flags & PERFRING_ATTR_SAMPLE_ID_ALL) ?
-			    perfring_record_trailer_size(attr, type) : 0;
-
-		c.tid = (int32_t)get32(p + 12);
-		c.comm = g_strndup((const char *)p + 16, strnlen((const char *)p + 16, size - 16));
-		if (ts && size >= 16 + ts && (attr->sample_type & PERFRING_SAMPLE_TIME))
-			c.time = get64(p + size - ts + 8 * !!(attr->sample_type & PERFRING_SAMPLE_TID));
-	} else if (type == PERFRING_RECORD_FORK && size >= 32) {
+	if (type == PERFRING_RECORD_COMM &&
+	    perfring_comm_decode(attr, p, size, &cm, &name, &n, &sid, NULL) == 0) {
+		c.tid = (int32_t)cm.tid;
+		c.comm = g_strndup(name, n);
+		c.time = sid.time;	/* 0 without sample_id_all's TIME */
+	} else if (type == PERFRING_RECORD_FORK &&
+		   perfring_task_decode(attr, p, size, &t, NULL, NULL) == 0) {
 		c.fork = 1;
-		c.tid = (int32_t)get32(p + 16);
-		c.ptid = (int32_t)get32(p + 20);
-		c.time = get64(p + 24);
+		c.tid = (int32_t)t.tid;
+		c.ptid = (int32_t)t.ptid;
+		c.time = t.time;
 	} else {
 		return;
 	}
@@ -644,7 +631,7 @@ bool rf_keep(struct replay_filter *f, const struct perfring_attr *attr, bool eve
 
 	if (get32(p) != PERFRING_RECORD_SAMPLE) {
 		if (f->comm_of && !f->history)
-			follow_comm(f, p, size);
+			follow_comm(f, attr, p, size);
 		f->st.others++;
 		return true;
 	}

@@ -151,6 +151,30 @@ PERFRING_API int perfring_record_id(const struct perfring_attr *attr, const void
 				    size_t size, uint64_t *id);
 
 /*
+ * The fields a SAMPLE shares with the sample_id_all trailer, read from
+ * the SAMPLE's head (IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU,
+ * in that order) without decoding the rest: for a filter that looks at
+ * each sample's task, time and CPU.  Fields attr does not sample are 0.
+ * Returns 0, -EINVAL (not a SAMPLE, no attr) or -EBADMSG (too short).
+ */
+PERFRING_API int perfring_sample_head_decode(const struct perfring_attr *attr, const void *rec,
+					     size_t size, struct perfring_sample_id *out);
+
+/*
+ * A record as it is when its event also samples PERF_SAMPLE_IDENTIFIER
+ * (which a merge needs when it adds an event whose sample_type differs):
+ * a SAMPLE gets the id as its first u64, any other kernel record with a
+ * sample_id_all trailer gets it as the trailer's last.  The id is the
+ * record's own where it has one (perfring_record_id), else `id`.  Writes
+ * the new record (size + 8 bytes) into buf (at least size + 8 bytes) and
+ * returns its size; 0 when the record has no place for the id (no
+ * trailer, or it would pass 65535 bytes); -EINVAL for bad arguments.
+ * attr is the record's event as it was, without IDENTIFIER.
+ */
+PERFRING_API int perfring_record_add_identifier(const struct perfring_attr *attr, uint64_t id,
+						const void *rec, size_t size, void *buf);
+
+/*
  * One validator for a whole record: header (size >= 8, size == len, type's
  * minimum body), the body size of each known type (exact where fixed),
  * terminated strings (COMM, MMAP, MMAP2, KSYMBOL, CGROUP), the

@@ -687,3 +687,68 @@ PERFRING_API int perfring_lost_decode(const struct perfring_attr *attr,
 	}
 	return 0;
 }
+
+/* ---- SAMPLE heads, and adding IDENTIFIER ------------------------------------- */
+
+PERFRING_API int perfring_sample_head_decode(const struct perfring_attr *attr, const void *rec,
+					     size_t size, struct perfring_sample_id *out)
+{
+	const unsigned char *p = rec;
+	uint64_t st;
+	size_t off = 8;
+
+	if (!attr || !rec || !out || size < 8 || pr_get32(p) != PERFRING_RECORD_SAMPLE)
+		return -EINVAL;
+	st = attr->sample_type;
+	memset(out, 0, sizeof(*out));
+#define HEAD_TAKE(bit, stmt)							\
+	do {									\
+		if (st & (bit)) {						\
+			if (off + 8 > size)					\
+				return -EBADMSG;				\
+			stmt;							\
+			off += 8;						\
+		}								\
+	} while (0)
+	HEAD_TAKE(PERFRING_SAMPLE_IDENTIFIER, out->identifier = pr_get64(p + off));
+	HEAD_TAKE(PERFRING_SAMPLE_IP, (void)0);
+	HEAD_TAKE(PERFRING_SAMPLE_TID, (out->pid = pr_get32(p + off), out->tid = pr_get32(p + off + 4)));
+	HEAD_TAKE(PERFRING_SAMPLE_TIME, out->time = pr_get64(p + off));
+	HEAD_TAKE(PERFRING_SAMPLE_ADDR, (void)0);
+	HEAD_TAKE(PERFRING_SAMPLE_ID, out->id = pr_get64(p + off));
+	HEAD_TAKE(PERFRING_SAMPLE_STREAM_ID, out->stream_id = pr_get64(p + off));
+	HEAD_TAKE(PERFRING_SAMPLE_CPU, (out->cpu = pr_get32(p + off), out->res = pr_get32(p + off + 4)));
+#undef HEAD_TAKE
+	return 0;
+}
+
+PERFRING_API int perfring_record_add_identifier(const struct perfring_attr *attr, uint64_t id,
+						const void *rec, size_t size, void *buf)
+{
+	const unsigned char *p = rec;
+	unsigned char *b = buf;
+	uint32_t type;
+	size_t tr;
+	uint64_t own;
+
+	if (!attr || !rec || !buf || size < 8)
+		return -EINVAL;
+	type = pr_get32(p);
+	tr = type == PERFRING_RECORD_SAMPLE ? 0 : perfring_record_trailer_size(attr, type);
+	if (type != PERFRING_RECORD_SAMPLE && (!tr || size < 8 + tr))
+		return 0;
+	if (size + 8 > 65535)
+		return 0;	/* no room for the id: perf would misread it */
+	if (perfring_record_id(attr, rec, size, &own) == 1)
+		id = own;
+	if (type == PERFRING_RECORD_SAMPLE) {
+		memcpy(b, p, 8);
+		memcpy(b + 8, &id, 8);
+		memcpy(b + 16, p + 8, size - 8);
+	} else {
+		memcpy(b, p, size);
+		memcpy(b + size, &id, 8);
+	}
+	pr_put16(b + 6, (uint16_t)(size + 8));
+	return (int)(size + 8);
+}

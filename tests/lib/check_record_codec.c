@@ -1323,6 +1323,67 @@ START_TEST(test_encode_refusal)
 END_TEST
 
 /*
+ * perfring_sample_head_decode reads what perfring_sample_encode wrote at a
+ * SAMPLE's head; perfring_record_add_identifier puts the id first in a
+ * SAMPLE and last in a trailer, where perf's rule then finds it.
+ */
+START_TEST(test_sample_head_and_identifier)
+{
+	struct perfring_attr a = { .size = PERFRING_ATTR_SIZE_VER5,
+				   .sample_type = PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID |
+						  PERFRING_SAMPLE_TIME | PERFRING_SAMPLE_ID |
+						  PERFRING_SAMPLE_CPU | PERFRING_SAMPLE_PERIOD,
+				   .flags = PERFRING_ATTR_SAMPLE_ID_ALL };
+	struct perfring_attr ai = a;
+	struct perfring_sample smp = { .ip = 0x1234, .pid = 5, .tid = 6, .time = 777, .id = 42,
+				       .cpu = 3, .period = 100 };
+	struct perfring_sample_id sid = { .pid = 5, .tid = 6, .time = 778, .id = 42, .cpu = 3 }, h;
+	struct perfring_sample back;
+	struct perfring_comm c = PERFRING_COMM_INIT;
+	unsigned char buf[256], out[300];
+	uint64_t id;
+	int len, n;
+
+	len = perfring_sample_encode(&a, &smp, PERFRING_MISC_USER, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(perfring_sample_head_decode(&a, buf, (size_t)len, &h), 0);
+	ck_assert_uint_eq(h.pid, 5);
+	ck_assert_uint_eq(h.tid, 6);
+	ck_assert_uint_eq(h.time, 777);
+	ck_assert_uint_eq(h.id, 42);
+	ck_assert_uint_eq(h.cpu, 3);
+	ck_assert_int_eq(perfring_sample_head_decode(&a, buf, 24, &h), -EBADMSG);
+	ck_assert_int_eq(perfring_sample_head_decode(NULL, buf, (size_t)len, &h), -EINVAL);
+
+	/* a SAMPLE: the id first, then the record as it was */
+	ai.sample_type |= PERFRING_SAMPLE_IDENTIFIER;
+	n = perfring_record_add_identifier(&a, 99, buf, (size_t)len, out);
+	ck_assert_int_eq(n, len + 8);
+	ck_assert_int_eq(perfring_record_id(&ai, out, (size_t)n, &id), 1);
+	ck_assert_uint_eq(id, 42);	/* its own id, not the one given */
+	ck_assert_int_eq(perfring_sample_decode(&ai, out, (size_t)n, &back, NULL), 0);
+	ck_assert_uint_eq(back.ip, 0x1234);
+	ck_assert_uint_eq(back.period, 100);
+
+	/* a COMM: the id as the trailer's last u64 */
+	c.pid = c.tid = 9;
+	strcpy(c.comm, "x");
+	len = perfring_core_comm_encode(&a, &c, &sid, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	n = perfring_record_add_identifier(&a, 99, buf, (size_t)len, out);
+	ck_assert_int_eq(n, len + 8);
+	ck_assert_int_eq(perfring_record_id(&ai, out, (size_t)n, &id), 1);
+	ck_assert_uint_eq(id, 42);
+	ck_assert_int_eq(perfring_comm_decode(&ai, out, (size_t)n, NULL, NULL, NULL, &h, NULL), 0);
+	ck_assert_uint_eq(h.time, 778);
+	/* no trailer: no place for it */
+	a.flags = 0;
+	len = perfring_core_comm_encode(&a, &c, NULL, buf, sizeof(buf));
+	ck_assert_int_eq(perfring_record_add_identifier(&a, 99, buf, (size_t)len, out), 0);
+}
+END_TEST
+
+/*
  * The side-band decoders (lib/ring/sideband.c) against the core's
  * encoders: every field back, with and without a trailer, both MMAP2
  * forms; then the damage each refuses, with its offset.
@@ -1516,6 +1577,7 @@ int main(void)
 	tcase_add_test(tc, test_encode_refusal);
 	tcase_add_test(tc, test_lost);
 	tcase_add_test(tc, test_sideband_decoders);
+	tcase_add_test(tc, test_sample_head_and_identifier);
 	suite_add_tcase(s, tc);
 
 	return test_run_suite(s);
