@@ -243,6 +243,17 @@ static unsigned char *put_bytes(unsigned char *p, const void *src, size_t n)
 	return p + n;
 }
 
+size_t perfring_core_time_raw_head(void *buf, uint16_t misc, uint64_t time, uint32_t raw_size)
+{
+	unsigned char *p = buf;
+	size_t size = 20 + (size_t)raw_size;
+
+	put_header(p, PERFRING_RECORD_SAMPLE, misc, size);
+	__builtin_memcpy(p + 8, &time, 8);
+	__builtin_memcpy(p + 16, &raw_size, 4);
+	return size;
+}
+
 int perfring_core_sample_encode(const struct perfring_attr *attr,
 				const struct perfring_sample *s, uint16_t misc,
 				void *buf, size_t len)

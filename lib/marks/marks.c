@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include <perfring/marks.h>
+#include <perfring/core/core.h>
 
 #include "util/internal.h"
 
@@ -268,11 +269,8 @@ static size_t mk_build(unsigned char *buf, unsigned kind, unsigned flags, unsign
 	raw = PR_ALIGN8(4 + raw) - 4;	/* 4 + raw_size: a multiple of 8 */
 	size = 20 + raw;
 	pr_put64(buf + size - 8, 0);	/* the padding (all of it is in the last word) */
-	pr_put32(buf, PERFRING_RECORD_SAMPLE);
-	pr_put16(buf + 4, PERFRING_MISC_USER);
-	pr_put16(buf + 6, (uint16_t)size);
-	pr_put64(buf + 8, time);
-	pr_put32(buf + 16, (uint32_t)raw);
+	/* the SAMPLE around the payload is the core's layout */
+	perfring_core_time_raw_head(buf, PERFRING_MISC_USER, time, (uint32_t)raw);
 	buf[20] = (unsigned char)kind;
 	buf[21] = (unsigned char)flags;
 	pr_put16(buf + 22, (uint16_t)id);

@@ -61,6 +61,15 @@ PERFRING_CORE_API size_t perfring_core_trailer_size(const struct perfring_attr *
 PERFRING_CORE_API int perfring_core_sample_encode(const struct perfring_attr *attr,
 				const struct perfring_sample *s, uint16_t misc,
 				void *buf, size_t len);
+/*
+ * The head of a SAMPLE whose attr samples TIME and RAW and nothing else
+ * (a marker's): header, time and raw_size, 20 bytes; the caller writes
+ * the raw_size payload bytes at buf + 20 (4 + raw_size a multiple of 8).
+ * Returns the record's size, 20 + raw_size; the caller checked len.  For
+ * writers that build the payload in place, on a hot path.
+ */
+PERFRING_CORE_API size_t perfring_core_time_raw_head(void *buf, uint16_t misc, uint64_t time,
+						     uint32_t raw_size);
 /* LOST, misc 0. */
 PERFRING_CORE_API int perfring_core_lost_encode(const struct perfring_attr *attr,
 			      const struct perfring_lost *l,
