@@ -49,13 +49,6 @@
 #include "util/internal.h"
 #include "writer/private.h"
 
-/* ---- small helpers ------------------------------------------------------- */
-
-static uint64_t rd64(const unsigned char *p)
-{
-	return pr_get64(p);
-}
-
 /* ---- events ---------------------------------------------------------------- */
 
 static const char *const sw_names[] = {
@@ -337,18 +330,15 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 		}
 		e = &w->evs.ev[ev];
 		if (e->attr.sample_type & PERFRING_SAMPLE_TIME) {
-			uint64_t st = e->attr.sample_type;
-			size_t off = 8 + 8u * (!!(st & PERFRING_SAMPLE_IDENTIFIER) +
-					       !!(st & PERFRING_SAMPLE_IP) +
-					       !!(st & PERFRING_SAMPLE_TID));
+			struct perfring_sample_id sid;
 
-			if (off + 8 > size)
+			/* the record codec reads the head (lib/ring/record.c) */
+			if (perfring_sample_head_decode(&e->attr, p, size, &sid) < 0)
 				goto short_rec;
-			t = rd64(p + off);
+			t = sid.time;
 		}
 	} else if (e0->attr.flags & PERFRING_ATTR_SAMPLE_ID_ALL) {
 		uint64_t st;
-		size_t ts;
 
 		if (w->evs.nr_ev > 1) {
 			uint64_t id = 0;
@@ -361,11 +351,15 @@ static int record_event_time(struct perfring_writer *w, const unsigned char *p,
 		}
 		e = &w->evs.ev[ev];
 		st = e->attr.sample_type;
-		ts = perfring_sample_id_size(st);
-		if (size < 8 + ts)
+		if (size < 8 + perfring_sample_id_size(st))
 			goto short_rec;
-		if (st & PERFRING_SAMPLE_TIME)
-			t = rd64(p + size - ts + 8u * !!(st & PERFRING_SAMPLE_TID));
+		if (st & PERFRING_SAMPLE_TIME) {
+			struct perfring_sample_id sid;
+
+			if (perfring_sample_id_decode(st, p, size, &sid) < 0)
+				goto short_rec;
+			t = sid.time;
+		}
 	}
 	if (t == UINT64_MAX)
 		t = 0;
