@@ -120,7 +120,6 @@ _Static_assert(sizeof(struct perfring_attr) == 136, "attr VER8");
 
 #define PR_DESC_MAX (64u << 20)		/* refuse larger descriptors */
 #define PR_DATA_MAX (1ull << 40)
-#define PR_LOST_BODY 24u		/* header + id + lost */
 #define PR_BOUNCE_SIZE 65536u
 
 struct pr_event {
@@ -1367,13 +1366,15 @@ static inline __attribute__((always_inline)) void ring_get(const struct perfring
 
 static void count_record(struct perfring_reader *rd, const unsigned char *rec, uint32_t size)
 {
-	uint32_t type = pr_get32(rec);
+	struct perfring_lost l;
 
 	rd->st.records++;
 	rd->st.bytes += size;
-	if (type == PERFRING_RECORD_LOST && size >= PR_LOST_BODY) {
+	/* the codec's reader; without the attr, the trailer is not looked at */
+	if (pr_get32(rec) == PERFRING_RECORD_LOST &&
+	    perfring_lost_decode(NULL, rec, size, &l, NULL) == 0) {
 		rd->st.lost_records++;
-		rd->st.lost += pr_get64(rec + 16);
+		rd->st.lost += l.lost;
 	}
 }
 
