@@ -1012,9 +1012,12 @@ static void check_record(struct dump *d, const item_t *it)
 			has_time = true;
 		}
 	} else {
-		if (it->type == PERFRING_RECORD_LOST) {
+		struct perfring_lost l;
+
+		if (it->type == PERFRING_RECORD_LOST &&
+		    perfring_lost_decode(NULL, REC(it), it->size, &l, NULL) == 0) {
 			d->lost_records++;
-			d->lost += get64(REC(it) + 16);
+			d->lost += l.lost;
 		} else if (it->type == PERFRING_RECORD_LOST_SAMPLES) {
 			d->lost_samples_records++;
 			d->lost_samples += get64(REC(it) + 8);
