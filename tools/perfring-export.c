@@ -1275,20 +1275,8 @@ static uint64_t rec_time(const struct perfring_source_record *r)
 
 	if (!a || r->type >= PERFRING_RECORD_HEADER_ATTR || !(a->sample_type & PERFRING_SAMPLE_TIME))
 		return 0;
-	if (r->type == PERFRING_RECORD_SAMPLE) {
-		/* TIME follows IDENTIFIER, IP and TID, u64 each: read it there
-		 * (the sample is decoded whole when it is delivered) */
-		size_t off = sizeof(struct perfring_event_header) +
-			     8u * (!!(a->sample_type & PERFRING_SAMPLE_IDENTIFIER) +
-				   !!(a->sample_type & PERFRING_SAMPLE_IP) +
-				   !!(a->sample_type & PERFRING_SAMPLE_TID));
-		uint64_t t;
-
-		if (off + 8 > r->size)
-			return 0;
-		memcpy(&t, (const uint8_t *)r->hdr + off, 8);
-		return t;
-	}
+	if (r->type == PERFRING_RECORD_SAMPLE)	/* its head only: decoded whole when delivered */
+		return perfring_sample_head_decode(a, r->hdr, r->size, &sid) == 0 ? sid.time : 0;
 	if (!(a->flags & PERFRING_ATTR_SAMPLE_ID_ALL) ||
 	    perfring_sample_id_decode(a->sample_type, r->hdr, r->size, &sid) < 0)
 		return 0;
