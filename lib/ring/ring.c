@@ -1221,6 +1221,16 @@ PERFRING_API int perfring_ring_get_stats(const struct perfring_ring *r, struct p
 /* ---- reading ------------------------------------------------------------ */
 
 #define READ_FRAME_AHEAD 64
+/*
+ * and at most this many bytes ahead.  Framing reads one header per record,
+ * a chain of dependent loads; run far ahead of the copy that follows, each
+ * of them waits for its line from memory on its own, while a short lead
+ * keeps both in the lines the copy brings in.  With 176-byte records,
+ * framing 512 bytes ahead instead of 64 records made perfring-dump --stats
+ * of a 128 MiB ring 1.5 times faster (AMD EPYC; a bare loop framing 64
+ * records ahead ran 2.4 times longer than one copying as it frames).
+ */
+#define READ_FRAME_BYTES 512u
 
 /*
  * No software prefetch on the read path: the reader walks the ring in
@@ -1735,9 +1745,10 @@ static void frame_ahead(struct perfring_reader *rd, uint64_t pos, uint64_t head)
 	const struct perfring_ring *r = rd->r;
 	const unsigned char *data = r->data;
 	uint64_t mask = r->mask;
+	uint64_t stop = pos + READ_FRAME_BYTES;
 	unsigned n = 0;
 
-	while (n < READ_FRAME_AHEAD && head - pos >= 8) {
+	while (n < READ_FRAME_AHEAD && head - pos >= 8 && pos < stop) {
 		uint16_t size = pr_get16(data + (pos & mask) + 6);
 
 		if (size < 8 || (size & 7) || size > head - pos)
