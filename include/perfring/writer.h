@@ -164,6 +164,16 @@ struct perfring_writer_opts {
 	size_t tracing_data_size;
 	/* Whose host facts the header carries (0: this machine's). */
 	enum perfring_writer_host host;
+	/*
+	 * The expected size of the output in bytes, or 0.  When the writer
+	 * creates the output file (path, not pipe mode), it reserves that
+	 * much disk up front (fallocate(2), FALLOC_FL_KEEP_SIZE), so the
+	 * kernel copies each write into blocks already allocated instead of
+	 * reserving them a page at a time.  Only a hint: the file ends up
+	 * its real size (what is reserved and not used is given back at
+	 * close), and where nothing can be reserved it is written as usual.
+	 */
+	uint64_t size_hint;
 };
 
 #define PERFRING_WRITER_OPTS(name, ...)					\

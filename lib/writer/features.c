@@ -1070,7 +1070,9 @@ int wr_write_features(struct perfring_writer *w)
 	for (i = 0; i < 4; i++)
 		pr_put64(hdr + 72 + 8 * i, bitmap[i]);
 	r = wr_write_all(w, hdr, sizeof(hdr), 0);
-	if (!r && w->out.file_on_fd && ftruncate(w->out.fd, (off_t)w->out.opos) < 0)
+	/* a caller's file may be longer; blocks reserved past the end are given back */
+	if (!r && (w->out.file_on_fd || w->out.reserved) &&
+	    ftruncate(w->out.fd, (off_t)w->out.opos) < 0)
 		r = wr_fail(w, -errno, "truncating: %s", strerror(errno));
 out:
 	free(tab.p);

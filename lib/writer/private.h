@@ -122,6 +122,7 @@ struct wr_output {
 	uint64_t opos;			/* offset of obuf[0] in the output */
 	struct wr_bg *bg;		/* background writes (file mode), or NULL */
 	int bg_failed;			/* no helper thread: write synchronously */
+	int reserved;			/* blocks reserved past EOF (size_hint) */
 };
 
 /* The merge by time and the rounds (merge.c). */

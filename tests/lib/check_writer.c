@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1211,6 +1212,79 @@ START_TEST(test_file_on_fd)
 }
 END_TEST
 
+/* The disk taken by the temporary file being written (0 when none is there). */
+static long long tmp_blocks_bytes(const char *final_name)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	long long got = 0;
+	size_t n = strlen(final_name);
+	char p[600];
+	struct stat st;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, final_name, n) && !strncmp(e->d_name + n, ".tmp.", 5)) {
+			snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
+			ck_assert_int_eq(stat(p, &st), 0);
+			got = (long long)st.st_blocks * 512;
+		}
+	closedir(d);
+	return got;
+}
+
+/*
+ * size_hint: the disk is reserved while the output is written and given
+ * back at close; the bytes are those written without the hint.  The
+ * reservation is only looked for where this filesystem can fallocate.
+ */
+START_TEST(test_size_hint)
+{
+	const uint64_t hint = 32u << 20;
+	char out[300], ref[300], probe[300];
+	struct perfring_attr a;
+	struct perfring_writer *w;
+	unsigned char rec[64], *f1, *f2;
+	size_t l1, l2;
+	struct stat st;
+	bool can_reserve;
+	int fd;
+
+	path_in(out, sizeof(out), "hint.data");
+	path_in(ref, sizeof(ref), "nohint.data");
+	path_in(probe, sizeof(probe), "probe");
+	fd = open(probe, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	can_reserve = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 1 << 20) == 0;
+	close(fd);
+	unlink(probe);
+	base_attr(&a, 0, PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME);
+	for (int pass = 0; pass < 2; pass++) {
+		PERFRING_WRITER_OPTS(o, .path = pass ? ref : out, .hostname = "h", .argc = 1,
+				     .argv = (const char *const[]){ "p" },
+				     .kmap = PERFRING_WRITER_KMAP_NONE,
+				     .size_hint = pass ? 0 : hint);
+		w = open_ok(&o);
+		if (!pass && can_reserve)
+			ck_assert_int_ge(tmp_blocks_bytes("hint.data"), (long long)hint);
+		if (pass)
+			ck_assert_int_lt(tmp_blocks_bytes("nohint.data"), (long long)hint);
+		ck_assert_int_eq(tw_add_event(w, &a, NULL, 0, NULL, NULL), 0);
+		for (uint64_t i = 0; i < 1000; i++)
+			write_ok(w, 0, rec, tw_sample(&a, rec, 0x10 + i, 1, 1, 5 + i, 0, 0, 0));
+		close_ok(w);
+	}
+	ck_assert_int_eq(stat(out, &st), 0);
+	ck_assert_int_lt((long long)st.st_blocks * 512, (long long)st.st_size + (1 << 20));
+	f1 = slurp(out, &l1);
+	f2 = slurp(ref, &l2);
+	ck_assert_uint_eq(l1, l2);
+	ck_assert_int_eq(memcmp(f1, f2, l1), 0);
+	free(f1);
+	free(f2);
+}
+END_TEST
+
 /* What the writer wrote, read back by the library's perf.data reader. */
 START_TEST(test_roundtrip_reader)
 {
@@ -1898,6 +1972,7 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, test_pipe_layout);
 	tcase_add_test(tc, test_attr_size);
 	tcase_add_test(tc, test_file_on_fd);
+	tcase_add_test(tc, test_size_hint);
 	tcase_add_test(tc, test_roundtrip_reader);
 	tcase_add_test(tc, test_build_ids);
 	suite_add_tcase(s, tc);
