@@ -580,10 +580,13 @@ static enum perfring_writer_kmap kmap_for(bool default_auto)
 	return PERFRING_WRITER_KMAP_AUTO;
 }
 
-static int writer_open(int argc, char **argv, bool kmap_auto, struct perfring_writer **w)
+/* size_hint: the output's expected size (0: unknown), see perfring_writer_opts */
+static int writer_open(int argc, char **argv, bool kmap_auto, uint64_t size_hint,
+		       struct perfring_writer **w)
 {
 	struct perfring_diag diag = { 0 };
 	PERFRING_WRITER_OPTS(o, .path = opt_output, .keep_unknown = opt_keep_unknown,
+			     .size_hint = size_hint,
 			     .kmap = kmap_for(kmap_auto), .argc = argc,
 			     .argv = (const char *const *)argv,
 			     .compression_level = compress_opt_level(),
@@ -1369,6 +1372,28 @@ static int write_json_lines(struct pass *p)
 }
 
 /*
+ * What the output will about weigh: the inputs' sizes, which a rewrite keeps
+ * (the header and features are a few KiB either way).  0 when compressing
+ * (the output is some fraction of that) or when an input has no size (a
+ * pipe).  A filter keeps less: the writer gives back what is not used.
+ */
+static uint64_t output_size_hint(const struct pass *p)
+{
+	uint64_t sum = 0;
+
+	if (compress_opt_level())
+		return 0;
+	for (int i = 0; i < p->nin; i++) {
+		struct stat st;
+
+		if (p->in[i].fd < 0 || fstat(p->in[i].fd, &st) < 0 || !S_ISREG(st.st_mode))
+			return 0;
+		sum += (uint64_t)st.st_size;
+	}
+	return sum;
+}
+
+/*
  * The JIT baking and the markers, then the writer with its events,
  * features and one source per input (and per baker and marker merge).
  * --jit first: its pass opens the inputs again, which declares their
@@ -1391,7 +1416,8 @@ static int prepare_output(struct pass *p, char **paths, int argc, char **argv, b
 
 		jit_bake_set_event(p->bake, &e->attr, e->ids[0]);
 	}
-	if (writer_open(argc, argv, any_ring, &p->w) < 0 || writer_add_events(p->w) < 0 ||
+	if (writer_open(argc, argv, any_ring, output_size_hint(p), &p->w) < 0 ||
+	    writer_add_events(p->w) < 0 ||
 	    carry_features(p->w, p->in, p->nin) < 0 ||
 	    (p->marks && p->marks->m && marks_setup(p->w, p->marks) < 0))
 		return -1;
@@ -1680,7 +1706,7 @@ static int replay_json(int argc, char **argv)
 		tool_error("%s: %s", opt_json_in, g_strerror(errno));
 		goto out;
 	}
-	if (!opt_ring && writer_open(argc, argv, true, &w) < 0)
+	if (!opt_ring && writer_open(argc, argv, true, 0, &w) < 0)
 		goto out;
 	/* Line by line: memory stays flat however long the input. */
 	while ((got = getline(&text, &cap, f)) >= 0) {
