@@ -4,7 +4,7 @@
  * on (the legacy "PERFFILE" format included: see perfring_perfdata_open),
  * either byte order, PERF_RECORD_COMPRESSED (zstd), feature sections.
  *
- * The reader streams: it keeps a window of the input (at most 1 MiB by
+ * The reader streams: it keeps a window of the input (at most 256 KiB by
  * default; a pipe-mode stream starts with 4 KiB of it and grows while the
  * input fills it) and returns records in place, so memory does not grow
  * with the file.  Every size and offset in the input is bounds-checked; a problem
@@ -61,13 +61,11 @@ struct perfring_perfdata;
  */
 struct perfring_perfdata_opts {
 	size_t sz;		/* sizeof(struct perfring_perfdata_opts) */
-	size_t window;		/* read window in bytes; 0 = 1 MiB, min 128 KiB.
-				 * Pipe mode grows to it from 4 KiB.
-				 * File mode on a regular file larger than
-				 * it: the data section is mapped 8 windows
-				 * at a time instead (not byte-swapped
-				 * files); the file must not shrink while
-				 * it is read (a page cut away faults). */
+	size_t window;		/* read window in bytes; 0 = 256 KiB, min
+				 * 128 KiB.  Pipe mode grows to it from
+				 * 4 KiB.  Always read into memory, never
+				 * mapped: a file that shrinks while it is
+				 * read reads as truncated. */
 	const char *name;	/* name used in diagnostics (default: the path,
 				 * "-" for stdin, "fd N" for open_fd) */
 };

@@ -29,10 +29,13 @@ static long maxrss_kb(void)
 	return ru.ru_maxrss;
 }
 
-START_TEST(test_big_flat)
+/*
+ * A file-mode perf.data of nrec 48-byte samples in a new file under TMPDIR
+ * (its name in path): sample i has time i and period i.
+ */
+static void make_file(char *path, size_t len, uint64_t nrec)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	uint64_t nrec = test_scaled((200ul << 20) / 48);
 	struct pdt_buf hdr = { 0 }, chunk = { 0 };
 	unsigned char attr[128] = { 0 };
 	const void *attrs[1] = { attr };
@@ -40,17 +43,12 @@ START_TEST(test_big_flat)
 	const uint64_t *ids[1] = { ids0 };
 	size_t nids[1] = { 1 };
 	uint64_t st = PERFRING_SAMPLE_IP | PERFRING_SAMPLE_TID | PERFRING_SAMPLE_TIME |
-		      PERFRING_SAMPLE_ID | PERFRING_SAMPLE_PERIOD, i, sum = 0, n = 0;
+		      PERFRING_SAMPLE_ID | PERFRING_SAMPLE_PERIOD, i;
 	uint32_t asz = 128;
-	struct perfring_perfdata *pd;
-	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
-	struct perfring_diag d;
-	char path[4096];
-	long before, after;
 	FILE *f;
-	int fd, r;
+	int fd;
 
-	snprintf(path, sizeof(path), "%s/pd-big-XXXXXX", tmp);
+	snprintf(path, len, "%s/pd-big-XXXXXX", tmp);
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	f = fdopen(fd, "wb");
@@ -78,7 +76,19 @@ START_TEST(test_big_flat)
 	ck_assert_int_eq(fclose(f), 0);
 	pdt_free(&chunk);
 	pdt_free(&hdr);
+}
 
+START_TEST(test_big_flat)
+{
+	uint64_t nrec = test_scaled((200ul << 20) / 48), sum = 0, n = 0;
+	struct perfring_perfdata *pd;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
+	struct perfring_diag d;
+	char path[4096];
+	long before, after;
+	int r;
+
+	make_file(path, sizeof(path), nrec);
 	before = maxrss_kb();
 	ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &pd), 0);
 	while ((r = perfring_perfdata_next(pd, &rec, &d)) == 1) {
@@ -182,6 +192,52 @@ START_TEST(test_big_pipe)
 }
 END_TEST
 
+/*
+ * A file cut while it is read reads as truncated: the records before the
+ * cut in order, then an error at an offset at or before the cut; never a
+ * fault (a mapped reader takes SIGBUS on the pages cut away).
+ */
+START_TEST(test_cut_while_read)
+{
+	const uint64_t nrec = (16ul << 20) / 48;
+	struct perfring_perfdata *pd;
+	struct perfring_perfdata_record rec = { .sz = sizeof(rec) };
+	struct perfring_diag d;
+	uint64_t n = 0, data_off = 0, cut;
+	char path[4096];
+	int r;
+
+	make_file(path, sizeof(path), nrec);
+	ck_assert_int_eq(perfring_perfdata_open(path, NULL, &d, &pd), 0);
+	while (n < 1000 && (r = perfring_perfdata_next(pd, &rec, &d)) == 1) {
+		uint64_t t;
+
+		memcpy(&t, (const char *)rec.header + 24, 8);
+		ck_assert_uint_eq(t, n);
+		if (!n)
+			data_off = rec.offset;
+		n++;
+	}
+	ck_assert_uint_eq(n, 1000);
+	cut = data_off + (4u << 20) + 20;	/* inside a record, and what a mapping held */
+	ck_assert_int_eq(truncate(path, (off_t)cut), 0);
+	while ((r = perfring_perfdata_next(pd, &rec, &d)) == 1) {
+		uint64_t t;
+
+		memcpy(&t, (const char *)rec.header + 24, 8);
+		ck_assert_uint_eq(t, n);
+		ck_assert_uint_le(rec.offset + 48, cut);
+		n++;
+	}
+	ck_assert_int_lt(r, 0);
+	ck_assert_uint_le(d.offset, cut);
+	ck_assert_msg(d.msg[0] && strstr(d.file, "pd-big-"), "no diagnostic naming the file");
+	ck_assert_uint_eq(n, (cut - data_off) / 48);
+	perfring_perfdata_close(pd);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("perfdata-big");
@@ -190,6 +246,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_big_flat);
 	tcase_add_test(tc, test_big_pipe);
+	tcase_add_test(tc, test_cut_while_read);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
