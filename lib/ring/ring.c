@@ -1226,11 +1226,13 @@ PERFRING_API int perfring_ring_get_stats(const struct perfring_ring *r, struct p
  * a chain of dependent loads; run far ahead of the copy that follows, each
  * of them waits for its line from memory on its own, while a short lead
  * keeps both in the lines the copy brings in.  With 176-byte records,
- * framing 512 bytes ahead instead of 64 records made perfring-dump --stats
- * of a 128 MiB ring 1.5 times faster (AMD EPYC; a bare loop framing 64
- * records ahead ran 2.4 times longer than one copying as it frames).
+ * framing 256 bytes ahead instead of 64 records made perfring-dump --stats
+ * of a 128 MiB ring 1.4 times faster, and bench/ring-bench's ring-read
+ * lines (48- and 104-byte records) 1.2 and 1.4 times (AMD EPYC; 128, 512
+ * and 1024 bytes did less well; a bare loop framing 64 records ahead ran
+ * 2.4 times longer than one copying as it frames).
  */
-#define READ_FRAME_BYTES 512u
+#define READ_FRAME_BYTES 256u
 
 /*
  * No software prefetch on the read path: the reader walks the ring in
