@@ -21,35 +21,17 @@ void tool_init(const char *prog)
 	g_set_prgname(prog);
 }
 
+/*
+ * Standard error's progress line and messages: one thread at a time
+ * (perfring-record completes a chunk on a thread of its own, and what it
+ * says must not cut into a progress line).
+ */
+static GMutex out_lock;
 static int progress_tty = -1;	/* isatty(2), asked once */
 static bool progress_shown;
 static gint64 progress_start, progress_last;
 
-void tool_progress(const char *fmt, ...)
-{
-	va_list ap;
-	gint64 now;
-
-	if (progress_tty < 0)
-		progress_tty = isatty(2);
-	if (!progress_tty)
-		return;
-	now = g_get_monotonic_time();
-	if (!progress_start) {
-		progress_start = progress_last = now;
-		return;
-	}
-	if (now - progress_start < G_USEC_PER_SEC || now - progress_last < G_USEC_PER_SEC)
-		return;
-	progress_last = now;
-	fprintf(stderr, "\r%s: ", prog_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	progress_shown = true;
-}
-
-void tool_progress_end(void)
+static void progress_end_locked(void)
 {
 	if (progress_shown)
 		fprintf(stderr, "\r\033[K");
@@ -57,16 +39,49 @@ void tool_progress_end(void)
 	progress_start = 0;
 }
 
+void tool_progress(const char *fmt, ...)
+{
+	va_list ap;
+	gint64 now;
+
+	g_mutex_lock(&out_lock);
+	if (progress_tty < 0)
+		progress_tty = isatty(2);
+	now = progress_tty ? g_get_monotonic_time() : 0;
+	if (!progress_tty) {
+		/* nothing shown */
+	} else if (!progress_start) {
+		progress_start = progress_last = now;
+	} else if (now - progress_start >= G_USEC_PER_SEC && now - progress_last >= G_USEC_PER_SEC) {
+		progress_last = now;
+		fprintf(stderr, "\r%s: ", prog_name);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		progress_shown = true;
+	}
+	g_mutex_unlock(&out_lock);
+}
+
+void tool_progress_end(void)
+{
+	g_mutex_lock(&out_lock);
+	progress_end_locked();
+	g_mutex_unlock(&out_lock);
+}
+
 void tool_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	tool_progress_end();
+	g_mutex_lock(&out_lock);
+	progress_end_locked();
 	fprintf(stderr, "%s: ", prog_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	g_mutex_unlock(&out_lock);
 }
 
 int tool_parse_options(GOptionContext *ctx, int *argc, char ***argv)
