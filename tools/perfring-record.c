@@ -220,6 +220,7 @@ struct rec {
 	double next_switch;		/* --switch-output=TIME */
 	int stop;			/* a chunk failed: stop recording */
 	struct jit_bake_stats jit;
+	struct finishing *fin;		/* the chunk completed on a thread, or NULL */
 };
 
 static void log_cb(enum perfring_log_level level, const char *msg, void *user)
@@ -568,61 +569,149 @@ static void remove_oldest(struct rec *r)
 }
 
 /*
- * Complete chunk `name`, written by w with `samples` samples.  Its JIT
- * symbols are baked into it.  While a newer chunk is open (r->w), the
- * rings are drained into that one between the steps, so that the kernel
- * rings do not fill while this one is finished.  -1 when it could not be
- * written (said; the chunks before it stay as they are, recording stops).
+ * A chunk being completed: its writer's close (the merge's last records,
+ * the features, the build ids read from the ELF files) and its JIT bake.
+ * At a switch that takes milliseconds, and the kernel rings, a few ms deep
+ * at high rates, filled meanwhile when the thread that drains them did it
+ * (drains between the steps only shortened the gaps): so a switch hands
+ * the chunk to a thread of its own (finish_main), and chunk_join files it
+ * on the main thread, before the next switch or at the end.  The work
+ * touches only the chunk's writer and files; what it found is said by
+ * chunk_filed.
  */
-static int chunk_finish(struct rec *r, struct perfring_writer *w, char *name, uint64_t samples)
+struct finishing {
+	GThread *th;
+	struct perfring_writer *w;
+	char *name;			/* the chunk's final name (taken over) */
+	uint64_t samples;
+	int argc;
+	char **argv;
+	int ret;			/* the writer's close */
+	struct perfring_diag d;
+	bool bake_failed;
+	struct jit_bake_stats js;
+};
+
+static struct finishing *finishing_new(struct rec *r, struct perfring_writer *w, char *name,
+				       uint64_t samples)
 {
-	struct perfring_diag d = { 0 };
-	struct stat st;
-	int ret;
+	struct finishing *f = g_new0(struct finishing, 1);
 
 	for (uint32_t i = 0; i < r->nring; i++)
 		perfring_writer_end_source(w, r->sources[i], NULL);
-	ret = perfring_writer_close(w, &d);
-	if (r->w)
-		drain(r);
-	if (ret < 0) {
-		tool_error_diag(&d);
-		tool_error("%" PRIu64 " samples of %s were not written; the %" PRIu64
-			   " chunk%s before it %s complete; recording stops", samples, name,
-			   r->nchunks, r->nchunks == 1 ? "" : "s", r->nchunks == 1 ? "is" : "are");
-		r->unwritten += samples;
-		r->problems = 1;
-		r->stop = 1;
-		g_free(name);
-		return -1;
-	}
-	if (!opt_no_jit) {
-		struct jit_bake_stats js = { 0 };
-
-		if (jit_bake_file(name, r->argc, (const char *const *)r->argv,
-				  compress_opt_level(), NULL, &js) < 0)
-			r->problems = 1;
-		r->jit.elfs += js.elfs;
-		r->jit.functions = MAX(r->jit.functions, js.functions);
-		if (r->w)
-			drain(r);
-	}
-	tool_error("chunk %" PRIu64 " complete: %s, %" PRIu64 " samples, %.3f MB", r->nchunks + 1,
-		   name, samples, stat(name, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0.0);
-	g_queue_push_tail(&r->chunks, name);
-	r->nchunks++;
-	return 0;
+	f->w = w;
+	f->name = name;
+	f->samples = samples;
+	f->argc = r->argc;
+	f->argv = r->argv;
+	return f;
 }
 
-/* The chunk being written, completed (at the end, or with one at a time). */
+/* The work itself, on whichever thread: close, then bake its JIT symbols. */
+static gpointer finish_main(gpointer data)
+{
+	struct finishing *f = data;
+
+	f->ret = perfring_writer_close(f->w, &f->d);
+	f->w = NULL;
+	if (f->ret == 0 && !opt_no_jit &&
+	    jit_bake_file(f->name, f->argc, (const char *const *)f->argv,
+			  compress_opt_level(), NULL, &f->js) < 0)
+		f->bake_failed = true;
+	return NULL;
+}
+
+/*
+ * What finish_main did, said and counted; the chunk filed among the
+ * complete ones.  -1 when it could not be written (said; the chunks before
+ * it stay as they are, recording stops).  Frees f.
+ */
+static int chunk_filed(struct rec *r, struct finishing *f)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (f->ret < 0) {
+		tool_error_diag(&f->d);
+		tool_error("%" PRIu64 " samples of %s were not written; the %" PRIu64
+			   " chunk%s before it %s complete; recording stops", f->samples, f->name,
+			   r->nchunks, r->nchunks == 1 ? "" : "s", r->nchunks == 1 ? "is" : "are");
+		r->unwritten += f->samples;
+		r->problems = 1;
+		r->stop = 1;
+		g_free(f->name);
+		ret = -1;
+	} else {
+		if (f->bake_failed)
+			r->problems = 1;
+		r->jit.elfs += f->js.elfs;
+		r->jit.functions = MAX(r->jit.functions, f->js.functions);
+		tool_error("chunk %" PRIu64 " complete: %s, %" PRIu64 " samples, %.3f MB",
+			   r->nchunks + 1, f->name, f->samples,
+			   stat(f->name, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0.0);
+		g_queue_push_tail(&r->chunks, f->name);
+		r->nchunks++;
+	}
+	g_free(f);
+	return ret;
+}
+
+/* The chunk on the finishing thread, if any, waited for and filed: 0 or -1. */
+static int chunk_join(struct rec *r)
+{
+	struct finishing *f = r->fin;
+
+	if (!f)
+		return 0;
+	r->fin = NULL;
+	g_thread_join(f->th);
+	return chunk_filed(r, f);
+}
+
+/* Complete chunk `name`, written by w with `samples` samples, here: 0 or -1. */
+static int chunk_finish(struct rec *r, struct perfring_writer *w, char *name, uint64_t samples)
+{
+	struct finishing *f = finishing_new(r, w, name, samples);
+
+	finish_main(f);
+	return chunk_filed(r, f);
+}
+
+/* The same on the finishing thread (here if no thread can be had). */
+static void chunk_finish_bg(struct rec *r, struct perfring_writer *w, char *name,
+			    uint64_t samples)
+{
+	struct finishing *f = finishing_new(r, w, name, samples);
+
+	f->th = g_thread_try_new("perfring-chunk", finish_main, f, NULL);
+	if (f->th) {
+		r->fin = f;
+		return;
+	}
+	finish_main(f);
+	chunk_filed(r, f);
+}
+
+/*
+ * The chunk being written, completed (at the end, or with one at a time),
+ * after the one the finishing thread may hold.
+ */
 static int chunk_close(struct rec *r)
 {
 	struct perfring_writer *w = r->w;
 	char *name = r->chunk;
+	int ret = chunk_join(r);
 
 	r->w = NULL;
 	r->chunk = NULL;
-	return chunk_finish(r, w, name, r->chunk_samples);
+	if (r->stop) {		/* the chunk before it failed: nothing more is written */
+		r->unwritten += r->chunk_samples;
+		r->chunk_samples = 0;
+		perfring_writer_abort(w);
+		g_free(name);
+		return -1;
+	}
+	return chunk_finish(r, w, name, r->chunk_samples) < 0 ? -1 : ret;
 }
 
 /*
@@ -675,7 +764,7 @@ static void chunk_switch(struct rec *r)
 	char *name = r->chunk;
 	uint64_t samples = r->chunk_samples;
 
-	if (r->stop)
+	if (r->stop || chunk_join(r) < 0)
 		return;
 	if (opt_switch_max_files == 1) {
 		if (chunk_close(r) == 0)
@@ -685,7 +774,7 @@ static void chunk_switch(struct rec *r)
 	r->w = NULL;
 	r->chunk = NULL;
 	chunk_open(r, false, true);
-	chunk_finish(r, w, name, samples);
+	chunk_finish_bg(r, w, name, samples);
 }
 
 /*
@@ -1246,6 +1335,7 @@ static void say_summary(const struct rec *r, const char *out, uint64_t lost,
 /* Everything record_open set up, and the descriptions. */
 static void record_free(struct rec *r, struct perfring_event_desc *descs)
 {
+	chunk_join(r);		/* a chunk still being completed (error paths) */
 	if (r->w)
 		perfring_writer_abort(r->w);
 	g_queue_clear_full(&r->chunks, g_free);
