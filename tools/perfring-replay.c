@@ -458,7 +458,8 @@ static int scan_inputs(int nin, char **paths,
 /*
  * Percent slices of --time are of the recording's first to last sample
  * time: from the inputs' SAMPLE_TIME features (what perf report takes
- * them from), or where an input has none, from a pass over the samples.
+ * them from), or where an input has none (or one of zeros, as perf's pipe
+ * mode writes it), from a pass over the samples.
  */
 static int filter_time_bounds(struct input *in, int nin, char **paths)
 {
@@ -483,8 +484,11 @@ static int filter_time_bounds(struct input *in, int nin, char **paths)
 				v[0] = GUINT64_SWAP_LE_BE(v[0]);
 				v[1] = GUINT64_SWAP_LE_BE(v[1]);
 			}
-			bounds_add(&b, v[0], v[1]);
-			found = true;
+			/* perf writes zeros where it did not know them (pipe mode) */
+			if (v[0] || v[1]) {
+				bounds_add(&b, v[0], v[1]);
+				found = true;
+			}
 		}
 		scan = !found;
 	}

@@ -96,6 +96,24 @@ compare_script "--comm, two" "--comm wl-busy,sh" "--comm wl-busy,sh"
 compare_script "--comm --cpu" "--comm wl-threads --cpu $cpu" "--comm wl-threads --cpu $cpu"
 compare "--tid" $S "--tid $busy" "--tid $busy --percentage relative"
 
+# A pipe-mode file: perf writes its SAMPLE_TIME feature as zeros there, so
+# the percents are of the samples' own times (perf report cannot take them
+# there: compared with perf report on the file-mode rewrite, which has them).
+"$PERF" record -q -e cpu-clock -F 2000 -g -o - -- "$WL/wl-busy" 0.3 >"$W/p.data" \
+	2>"$W/prec.err" || die "perf record -o -: $(head -n 3 "$W/prec.err")"
+"$REPLAY" -o "$W/pf.data" "$W/p.data" 2>"$W/pf.err" ||
+	bad "pipe-mode file: rewrite: $(cat "$W/pf.err")"
+rm -f "$W/f.data"
+"$REPLAY" --time 10%-60% -o "$W/f.data" "$W/p.data" 2>"$W/f.err"
+status "pipe-mode file: --time 10%-60%" 0 $?
+rep --sort $S -i "$W/f.data" >"$W/ours.txt"
+rep --sort $S --time 10%-60% -i "$W/pf.data" >"$W/perf.txt"
+if grep -q '^# Samples: [1-9]' "$W/perf.txt"; then
+	same "pipe-mode file: --time 10%-60% = perf report --time 10%-60%" "$W/ours.txt" "$W/perf.txt"
+else
+	bad "pipe-mode file: perf report keeps no sample"
+fi
+
 # The summary line: kept + dropped = every record of the input.
 "$REPLAY" --time 10%/2 -o "$W/f.data" "$W/w.data" 2>"$W/f.err"
 has "summary line" "$W/f.err" '^perfring-replay: [0-9]+ records kept, [0-9]+ dropped'
