@@ -581,6 +581,7 @@ static void remove_oldest(struct rec *r)
  */
 struct finishing {
 	GThread *th;
+	bool threaded;			/* finish_main runs on th */
 	struct perfring_writer *w;
 	char *name;			/* the chunk's final name (taken over) */
 	uint64_t samples;
@@ -607,11 +608,19 @@ static struct finishing *finishing_new(struct rec *r, struct perfring_writer *w,
 	return f;
 }
 
-/* The work itself, on whichever thread: close, then bake its JIT symbols. */
+static void set_slice(uint64_t ns);
+
+/*
+ * The work itself, on whichever thread: close, then bake its JIT symbols.
+ * A thread of its own takes the scheduler's default slice back (threads
+ * inherit the drain's short one): the drain must win the CPU from it.
+ */
 static gpointer finish_main(gpointer data)
 {
 	struct finishing *f = data;
 
+	if (f->threaded)
+		set_slice(0);
 	f->ret = perfring_writer_close(f->w, &f->d);
 	f->w = NULL;
 	if (f->ret == 0 && !opt_no_jit &&
@@ -683,11 +692,13 @@ static void chunk_finish_bg(struct rec *r, struct perfring_writer *w, char *name
 {
 	struct finishing *f = finishing_new(r, w, name, samples);
 
+	f->threaded = true;	/* before the thread can read it */
 	f->th = g_thread_try_new("perfring-chunk", finish_main, f, NULL);
 	if (f->th) {
 		r->fin = f;
 		return;
 	}
+	f->threaded = false;
 	finish_main(f);
 	chunk_filed(r, f);
 }
@@ -778,8 +789,9 @@ static void chunk_switch(struct rec *r)
 }
 
 /*
- * Sampling: ask the scheduler for a short slice (0.1 ms) for this thread,
- * which drains the rings.  With every CPU busy, a woken reader otherwise
+ * Sampling: ask the scheduler for a short slice (ns 100000: 0.1 ms) for
+ * this thread, which drains the rings (ns 0: the default slice back, for
+ * a thread that inherited it and must not compete).  With every CPU busy, a woken reader otherwise
  * waits for the running task's slice to end (EEVDF, Linux 6.6+: up to a
  * few ms) while the kernel rings fill; a shorter slice gives it an earlier
  * deadline, so it runs sooner, with no more CPU share (same nice, same
@@ -787,7 +799,7 @@ static void chunk_switch(struct rec *r)
  * policies (a user's chrt), and failures (nothing depends on it).
  * bench/RESULTS.md has the losses with and without.
  */
-static void short_slice(void)
+static void set_slice(uint64_t ns)
 {
 #ifdef SYS_sched_setattr
 	struct {
@@ -796,7 +808,7 @@ static void short_slice(void)
 		int32_t nice;
 		uint32_t priority;
 		uint64_t runtime, deadline, period;
-	} sa = { .size = 48, .policy = SCHED_OTHER, .runtime = 100000 };
+	} sa = { .size = 48, .policy = SCHED_OTHER, .runtime = ns };
 	int nice;
 
 	if (sched_getscheduler(0) != SCHED_OTHER)
@@ -1625,7 +1637,7 @@ int main(int argc, char **argv)
 	sfd = setup_signals(&oldmask);
 	ret = open_backend(ops, events, stack_user, clockid, ring_pages, &d, &b);
 	if (ret >= 0 && !opt_stat)
-		short_slice();	/* after open: the command it forked keeps its own */
+		set_slice(100000);	/* after open: the command it forked keeps its own */
 	if (ret < 0) {
 		tool_error_diag(&d);
 		exit_code = ret == -EINVAL ? TOOL_EXIT_USAGE : TOOL_EXIT_PROBLEMS;
