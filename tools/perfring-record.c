@@ -791,11 +791,11 @@ static void chunk_switch(struct rec *r)
 /*
  * Sampling: ask the scheduler for a short slice (ns 100000: 0.1 ms) for
  * this thread, which drains the rings (ns 0: the default slice back, for
- * a thread that inherited it and must not compete).  With every CPU busy, a woken reader otherwise
- * waits for the running task's slice to end (EEVDF, Linux 6.6+: up to a
- * few ms) while the kernel rings fill; a shorter slice gives it an earlier
- * deadline, so it runs sooner, with no more CPU share (same nice, same
- * policy).  Kernels before 6.12 ignore the slice.  Left alone: other
+ * a thread that inherited it and must not compete).  With every CPU busy,
+ * a woken reader otherwise waits for the running task's slice to end
+ * (EEVDF, Linux 6.6+: up to a few ms) while the kernel rings fill; a
+ * shorter slice gives it an earlier deadline, so it runs sooner, with no
+ * more CPU share (same nice, same policy).  Kernels before 6.12 ignore the slice.  Left alone: other
  * policies (a user's chrt), and failures (nothing depends on it).
  * bench/RESULTS.md has the losses with and without.
  */

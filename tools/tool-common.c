@@ -39,28 +39,36 @@ static void progress_end_locked(void)
 	progress_start = 0;
 }
 
+static void progress_locked(const char *fmt, va_list ap)
+{
+	gint64 now;
+
+	if (progress_tty < 0)
+		progress_tty = isatty(2);
+	if (!progress_tty)
+		return;
+	now = g_get_monotonic_time();
+	if (!progress_start) {
+		progress_start = progress_last = now;
+		return;
+	}
+	if (now - progress_start < G_USEC_PER_SEC || now - progress_last < G_USEC_PER_SEC)
+		return;
+	progress_last = now;
+	fprintf(stderr, "\r%s: ", prog_name);
+	vfprintf(stderr, fmt, ap);
+	progress_shown = true;
+}
+
 void tool_progress(const char *fmt, ...)
 {
 	va_list ap;
-	gint64 now;
 
+	va_start(ap, fmt);
 	g_mutex_lock(&out_lock);
-	if (progress_tty < 0)
-		progress_tty = isatty(2);
-	now = progress_tty ? g_get_monotonic_time() : 0;
-	if (!progress_tty) {
-		/* nothing shown */
-	} else if (!progress_start) {
-		progress_start = progress_last = now;
-	} else if (now - progress_start >= G_USEC_PER_SEC && now - progress_last >= G_USEC_PER_SEC) {
-		progress_last = now;
-		fprintf(stderr, "\r%s: ", prog_name);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		progress_shown = true;
-	}
+	progress_locked(fmt, ap);
 	g_mutex_unlock(&out_lock);
+	va_end(ap);
 }
 
 void tool_progress_end(void)
